@@ -1,0 +1,41 @@
+# tetrad — the two commands a user needs:
+#   make run    set up (Debian packages), build, run the default job
+#   make test   set up, build, run the whole test suite through ctest
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= 2
+RUN_ARGS ?=
+DEFAULT_JOB = bench collectives --cluster sim:8x10Gbps,25us
+
+export OMPI_ALLOW_RUN_AS_ROOT = 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
+export OMPI_MCA_rmaps_base_oversubscribe = 1
+
+.PHONY: all setup configure build run test bench clean format
+
+all: build
+
+setup:
+	@sh scripts/setup.sh
+
+configure: setup
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) > $(BUILD_DIR).configure.log 2>&1 || (cat $(BUILD_DIR).configure.log; exit 1)
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS)
+
+run: build
+	./$(BUILD_DIR)/tetrad $(if $(RUN_ARGS),$(RUN_ARGS),$(DEFAULT_JOB))
+
+test: build
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 900
+
+bench: build
+	./$(BUILD_DIR)/tetrad bench collectives --cluster sim:8x10Gbps,25us
+	./$(BUILD_DIR)/tetrad bench compressors
+
+format:
+	@find src apps bench tests -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log

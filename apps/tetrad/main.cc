@@ -1,0 +1,53 @@
+// The `tetrad` command: parses the command line and runs one subcommand.
+// Subcommands live in *_command.cc files (see command.h).
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "command.h"
+#include "tetrad/core/error.h"
+#include "tetrad/transport/launcher.h"
+
+namespace tetrad::app {
+namespace {
+std::vector<CommandRegistration::AddFn>& registry() {
+  static std::vector<CommandRegistration::AddFn> functions;
+  return functions;
+}
+}  // namespace
+
+CommandRegistration::CommandRegistration(AddFn add) { registry().push_back(std::move(add)); }
+
+void CommandRegistration::addAll(CommandGroups& groups) {
+  for (const AddFn& add : registry()) add(groups);
+}
+
+}  // namespace tetrad::app
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "tetrad: communication-efficient data-parallel training, on real (Open MPI) or simulated "
+      "(SimGrid) clusters"};
+  app.require_subcommand(1);
+  tetrad::app::CommandGroups groups;
+  groups.root = &app;
+  groups.bench = app.add_subcommand("bench", "Micro-benchmarks: collectives, compressors");
+  groups.bench->require_subcommand(1);
+  tetrad::app::CommandRegistration::addAll(groups);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const tetrad::InvalidArgument& e) {
+    std::fprintf(stderr, "tetrad: error: %s\n", e.what());
+    std::fflush(stderr);
+    tetrad::abortAllRanks(2);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tetrad: error: %s\n", e.what());
+    std::fflush(stderr);
+    tetrad::abortAllRanks(1);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs the Debian packages tetrad needs. Idempotent: when everything is
+# present it only runs dpkg-query and returns in well under a second.
+set -eu
+PACKAGES="build-essential cmake ccache pkg-config libtorch-dev libopenmpi-dev openmpi-bin \
+libsimgrid-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
+zlib1g-dev gnuplot-nox googletest libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist"
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+echo "setup: installing$missing"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing

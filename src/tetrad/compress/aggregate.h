@@ -1,0 +1,34 @@
+// Aggregation: "compress this gradient bucket and aggregate it across ranks"
+// as one call, for every compressor.
+//
+// aggregate() encodes `gradient` with `compressor` (updating `state`), moves
+// the packets across ranks with the protocol the compressor declares
+// (compressor.h: summable -> all-reduce, gather -> all-gather(v) then decode
+// and sum, custom -> the compressor's own protocol), and leaves in `gradient`
+// the sum or the average of every rank's decoded contribution. Every rank
+// must call it with the same length, compressor spec and tag.
+//
+// Thread-safety: one call at a time per (transport, tag range).
+#pragma once
+
+#include <span>
+
+#include "tetrad/collectives/allreduce.h"
+#include "tetrad/compress/compressor.h"
+#include "tetrad/transport/transport.h"
+
+namespace tetrad {
+
+struct AggregateOptions {
+  ReduceOp op = ReduceOp::kAverage;
+  // All-reduce algorithm for summable compressors and for "none".
+  AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;
+  // First tag; aggregate may use tags [tag, tag + kAggregateTagSpan).
+  Tag tag = 1000;
+};
+constexpr Tag kAggregateTagSpan = 64;
+
+void aggregate(Transport& transport, const Compressor& compressor, std::span<float> gradient,
+               CompressorState& state, const AggregateOptions& options = {});
+
+}  // namespace tetrad

@@ -1,0 +1,135 @@
+// Compressor: what goes on the wire for one gradient tensor.
+//
+// A compressor turns a float32 tensor into a Packet — a self-describing byte
+// buffer whose size is exactly what is counted as sent — and adds a decoded
+// packet back into a float span. Compressors are created from spec strings by
+// the registry (compress/registry.h): "topk:0.01", "qsgd:16", "powersgd:2",
+// with ",ef" for error feedback ("topk:0.01,ef").
+//
+// How packets aggregate across ranks is declared by aggregation():
+//   kSummable  packets (or decoded tensors) can be summed by an all-reduce
+//              (fp16/bf16 in the compressed domain, Random-k with shared
+//              indices);
+//   kGather    every rank's packet is all-gathered, decoded and summed
+//              (Top-k, QSGD, TernGrad, ...);
+//   kCustom    the compressor runs its own protocol over the collectives
+//              (majority vote, gTop-k, PowerSGD), via aggregateCustom().
+// compress/aggregate.h turns all three into one call.
+//
+// State: everything a compressor remembers between steps for one tensor
+// (error-feedback residual, DGC momentum, PowerSGD's Q, the step counter that
+// drives RNG streams) lives in an explicit CompressorState owned by the
+// caller, one per tensor, so that it can be checkpointed (serialize()).
+// Compressor objects themselves hold only their parameters and are
+// const-callable from any thread; a CompressorState has one owner at a time.
+//
+// Decoding never trusts a packet: a truncated, oversized or hostile packet
+// throws ProtocolError and never reads or writes out of bounds.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tetrad/core/bytes.h"
+#include "tetrad/transport/transport.h"
+
+namespace tetrad {
+
+enum class Aggregation { kSummable, kGather, kCustom };
+
+// Wire header shared by every packet (16 bytes, little-endian):
+//   u8 kind, u8 version, u16 flags, u32 reserved (0), u64 element count,
+// followed by the compressor's own parameters and payload.
+struct PacketHeader {
+  uint8_t kind = 0;
+  uint8_t version = 1;
+  uint16_t flags = 0;
+  uint32_t reserved = 0;
+  uint64_t count = 0;
+};
+constexpr size_t kPacketHeaderBytes = 16;
+
+// Packet kinds on the wire; append only, never renumber.
+enum class PacketKind : uint8_t {
+  kNone = 1,
+  kFp16 = 2,
+  kBf16 = 3,
+  kOneBit = 4,
+  kSign = 5,
+  kEfSign = 6,
+  kTernGrad = 7,
+  kQsgd = 8,
+  kNatural = 9,
+  kTopK = 10,
+  kRandomK = 11,
+  kThreshold = 12,
+  kDgc = 13,
+  kGTopK = 14,
+  kPowerSgd = 15,
+};
+
+void writePacketHeader(ByteWriter& writer, PacketKind kind, uint64_t count, uint16_t flags = 0);
+// Reads and validates the header: kind and version must match, the count must
+// equal `expectedCount`. Throws ProtocolError otherwise.
+PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expectedCount);
+
+struct Packet {
+  ByteBuffer bytes;
+  size_t size() const { return bytes.size(); }
+};
+
+// Per-tensor state; see the header comment.
+struct CompressorState {
+  // Shape of the tensor (empty: a flat vector). PowerSGD and per-column
+  // 1-bit SGD view it as a matrix [shape[0], product of the rest].
+  std::vector<int64_t> shape;
+  // Seed shared by all ranks (Random-k indices, PowerSGD's initial Q) and
+  // this rank's id (mixed into private streams such as QSGD's rounding).
+  uint64_t seed = 0;
+  int rank = 0;
+  // Number of encode() calls so far; advanced by encode().
+  uint64_t step = 0;
+  // Named float buffers: "residual", "momentum", "q", ...
+  std::map<std::string, std::vector<float>> buffers;
+
+  // Returns buffers[name], resized to `size` (zero-filled when created).
+  std::vector<float>& buffer(const std::string& name, size_t size);
+
+  ByteBuffer serialize() const;
+  static CompressorState deserialize(ConstBytes bytes);  // throws ProtocolError
+};
+
+class Compressor {
+ public:
+  virtual ~Compressor() = default;
+
+  // Canonical spec string, e.g. "topk:0.01,ef".
+  virtual std::string spec() const = 0;
+  virtual Aggregation aggregation() const = 0;
+
+  // Compresses `input`; may update `state` (residual, counters).
+  virtual Packet encode(std::span<const float> input, CompressorState& state) const = 0;
+  // Adds the tensor that `packet` encodes to `output` (whose size is the
+  // element count). Throws ProtocolError on a malformed packet.
+  virtual void decodeAdd(ConstBytes packet, std::span<float> output) const = 0;
+
+  // Nominal wire bits per element for a tensor of `count` elements, header
+  // included (for docs, tests and the analytic cost model).
+  virtual double bitsPerElement(size_t count) const = 0;
+  // True when E[decode(encode(x))] == x.
+  virtual bool unbiased() const { return false; }
+
+  // kCustom only: aggregate `gradient` across all ranks of `transport` in
+  // place (the result is the sum; aggregate() divides for the average).
+  // `tag` is the first of the tags this call may use (see aggregate.h).
+  virtual void aggregateCustom(Transport& transport, std::span<float> gradient,
+                               CompressorState& state, Tag tag) const;
+};
+
+using CompressorPtr = std::unique_ptr<Compressor>;
+
+}  // namespace tetrad
