@@ -19,11 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "tetrad/collectives/collective_options.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad {
-
-constexpr Tag kCollectiveTagSpan = 16;
 
 enum class AllreduceAlgorithm {
   kRing,                // reduce-scatter + all-gather around a ring

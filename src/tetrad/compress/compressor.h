@@ -128,6 +128,18 @@ class Compressor {
   // `tag` is the first of the tags this call may use (see aggregate.h).
   virtual void aggregateCustom(Transport& transport, std::span<float> gradient,
                                CompressorState& state, Tag tag) const;
+
+  // kSummable only: the summable domain that aggregate() all-reduces.
+  // encodeSummable() compresses `input` like encode() (updating `state` the
+  // same way) into floats whose element-wise sum over ranks expandSummed()
+  // turns into the sum of every rank's decoded tensor, written (not added)
+  // to `output`. Defaults (aggregate.cc): the decoded tensor itself,
+  // decode(encode(input)) as n floats, and a copy. Random-k overrides both
+  // so that only its k values travel.
+  virtual std::vector<float> encodeSummable(std::span<const float> input,
+                                            CompressorState& state) const;
+  virtual void expandSummed(std::span<const float> summed, const CompressorState& state,
+                            std::span<float> output) const;
 };
 
 using CompressorPtr = std::unique_ptr<Compressor>;

@@ -6,6 +6,21 @@
 // message naming the spec and the rule (e.g. "ratio must be in (0, 1]").
 // A new compressor is one file plus one line in registry.cc.
 //
+// Convention for adding one (every compressor follows it):
+//   1. its header (e.g. compress/topk.h) declares a factory
+//        CompressorPtr makeTopK(const CompressorParams& params);
+//      CompressorParams (compress/spec.h) holds the parsed NAME, the PARAM
+//      strings and the ",ef" flag, and typed helpers (ratio(), integer(),
+//      positiveNumber(), keyNumber(), hasFlag(), expectKnown(), fail()) that
+//      throw InvalidArgument as "invalid compressor 'topk:0': ratio must be in
+//      (0, 1]". The factory validates every PARAM and ignores errorFeedback.
+//   2. registry.cc gets one table line {name, example, summary, factory,
+//      builtInErrorFeedback}. The registry wraps the result in ErrorFeedback
+//      (compress/error_feedback.h) for ",ef"; for a compressor whose entry says
+//      it has error feedback built in (onebit, efsign), ",ef" is refused.
+//   3. spec() returns the canonical text (without ",ef"; the wrapper adds it),
+//      and makeCompressor(c->spec()) must rebuild an equal compressor.
+//
 // Thread-safe (the registry is immutable after static initialisation).
 #pragma once
 
@@ -14,6 +29,7 @@
 #include <vector>
 
 #include "tetrad/compress/compressor.h"
+#include "tetrad/compress/spec.h"
 
 namespace tetrad {
 

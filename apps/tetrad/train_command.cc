@@ -1,0 +1,100 @@
+// `tetrad train`: one data-parallel training run (src/tetrad/train/trainer.h).
+//
+//   tetrad train --model cnn --workers 4 --cluster sim:10Gbps,25us
+//   mpirun -np 4 tetrad train --cluster mpi ...
+//
+// The flags fill a TrainConfig; every check lives in resolveConfig() so that
+// tests and experiment files get the same rules. See docs/training.md.
+#include <cstdio>
+#include <memory>
+
+#include "command.h"
+#include "tetrad/train/trainer.h"
+#include "tetrad/transport/launcher.h"
+
+namespace tetrad::app {
+namespace {
+
+void addTrainCommand(CommandGroups& groups) {
+  auto config = std::make_shared<train::TrainConfig>();
+  CLI::App* cmd = groups.root->add_subcommand(
+      "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
+  train::TrainConfig& c = *config;
+  cmd->add_option("--sync", c.sync, "When workers exchange: bsp (ssp, asp, local: planned)")
+      ->capture_default_str();
+  cmd->add_option("--arch", c.arch,
+                  "Who exchanges with whom: allreduce:ALGO with ALGO ring, rd, rabenseifner, "
+                  "tree, hierarchical or native (ps, gossip: planned)")
+      ->capture_default_str();
+  cmd->add_option("--compress", c.compress,
+                  "Gradient compressor spec, e.g. none, fp16, topk:0.01,ef, qsgd:16, powersgd:2")
+      ->capture_default_str();
+  cmd->add_option("--sched", c.sched, "Communication scheduling: none (wfbp, fusion: planned)")
+      ->capture_default_str();
+  cmd->add_option("--model", c.model, "mlp, cnn or resnet20")->capture_default_str();
+  cmd->add_option("--data", c.data, "fashion-mnist, mnist, cifar10 or synthetic")
+      ->capture_default_str();
+  cmd->add_option("--data-dir", c.dataDir,
+                  "Folder of the dataset files (default: /usr/share/datasets/<data>)");
+  cmd->add_option("--train-samples", c.trainSamples,
+                  "Use only the first N training samples (0: all)");
+  cmd->add_option("--test-samples", c.testSamples, "Use only the first N test samples (0: all)");
+  cmd->add_option("--partition", c.partition, "Data split across ranks: iid or dirichlet:ALPHA")
+      ->capture_default_str();
+  cmd->add_option("--workers", c.workers,
+                  "Number of ranks (simulated clusters; default 4 unless the spec fixes it)");
+  cmd->add_option("--cluster", c.cluster, "mpi, or sim:SPEC (e.g. sim:10Gbps,25us)")
+      ->capture_default_str();
+  cmd->add_option("--sim-cfg", c.simConfig,
+                  "Extra SimGrid configuration item (repeatable), e.g. network/model:CM02");
+  cmd->add_option("--timeout", c.timeout, "Seconds any wait may last before it is an error")
+      ->capture_default_str();
+  cmd->add_option("--compute", c.compute,
+                  "Simulated compute time: measured, measured*F, fixed:DURATION, flops:GFLOPS")
+      ->capture_default_str();
+  cmd->add_option("--straggler", c.stragglers,
+                  "RANK:FACTOR: that rank computes FACTOR times slower (repeatable)");
+  cmd->add_option("--compute-noise", c.computeNoise,
+                  "SIGMA of a mean-one lognormal factor on every compute time (0: none)");
+  cmd->add_option("--threads", c.threads, "LibTorch threads per rank under MPI (1 on sim)")
+      ->capture_default_str();
+  cmd->add_option("--epochs", c.epochs, "Epochs")->capture_default_str();
+  cmd->add_option("--batch-size", c.batchSize, "Batch size per rank")->capture_default_str();
+  cmd->add_option("--lr", c.lr, "Learning rate (per-rank batch; see --lr-scaling)")
+      ->capture_default_str();
+  cmd->add_option("--momentum", c.momentum, "SGD momentum")->capture_default_str();
+  cmd->add_option("--weight-decay", c.weightDecay, "L2 weight decay")->capture_default_str();
+  cmd->add_option("--warmup", c.warmup, "Linear learning-rate warm-up, in epochs")
+      ->capture_default_str();
+  cmd->add_option("--lr-schedule", c.lrSchedule, "constant, cosine or step:E1,E2[:GAMMA]")
+      ->capture_default_str();
+  cmd->add_option("--lr-scaling", c.lrScaling, "none, or linear (lr x workers)")
+      ->capture_default_str();
+  cmd->add_option("--bucket-size", c.bucketSize,
+                  "Gradient bucket size (e.g. 25MiB; 0: one per tensor; auto: 25MiB without "
+                  "compression, one per tensor with)")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of every random stream")->capture_default_str();
+  cmd->add_option("--eval-every", c.evalEvery,
+                  "Evaluate on the test set every N iterations (0: at epoch ends)");
+  cmd->add_option("--log-every", c.logEvery,
+                  "Write a metrics line every N iterations (0: ~20 per epoch)");
+  cmd->add_option("--max-iters", c.maxIters, "Stop after N iterations (0: no cap)");
+  cmd->add_option("--target-accuracy", c.targetAccuracy,
+                  "Test accuracy whose time-to-reach is reported (0: none)");
+  cmd->add_option("--out", c.out, "Run folder (default runs/<name>)");
+  cmd->add_option("--name", c.name, "Run name (default model-data-Nw-algo-compress-time)");
+  cmd->add_flag("--quiet", c.quiet, "No progress line");
+  cmd->callback([config] {
+    train::TrainSummary summary = train::runTraining(*config);
+    if (isOutputProcess()) {
+      std::fputs(summary.toText().c_str(), stdout);
+      std::fflush(stdout);
+    }
+  });
+}
+
+CommandRegistration registration(addTrainCommand);
+
+}  // namespace
+}  // namespace tetrad::app

@@ -1,0 +1,45 @@
+// Variable-size byte all-gather over a ring (allgather.h: allgatherBytes).
+//
+// Cost for p ranks whose packets total n bytes (largest b):
+//   T = (p-1)·α + Σ_step max over ranks of the forwarded packet · β
+//     ≤ (p-1)·(α + bβ),  ≈ (p-1)α + (p-1)/p·nβ for equal sizes.
+// No size exchange: each packet is one message of exactly its size and the
+// receiver learns the size from the message (Transport::recvMessage), so
+// the bytes counted are exactly the packets' bytes.
+#include <fmt/format.h>
+
+#include "tetrad/collectives/allgather.h"
+
+namespace tetrad {
+
+std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
+                                       const CollectiveOptions& options) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  checkCollectiveTag(transport, options.tag, "byte all-gather");
+  std::vector<ByteBuffer> packets(static_cast<size_t>(p));
+  packets[rank].assign(mine.begin(), mine.end());
+  if (p == 1) return packets;
+  const int right = (rank + 1) % p;
+  const int left = (rank + p - 1) % p;
+  int step = 0;
+  try {
+    for (; step < p - 1; ++step) {
+      // Forward the packet of rank - step (received in the previous step),
+      // receive the packet of rank - step - 1.
+      const int outgoing = (rank - step + p) % p;
+      const int incoming = (rank - step - 1 + p) % p;
+      RequestPtr send = transport.isend(right, options.tag, ConstBytes(packets[outgoing]));
+      packets[incoming] = transport.recvMessage(left, options.tag);
+      send->wait();
+    }
+  } catch (const Error& error) {
+    detail::rethrowWithContext(
+        error, fmt::format("rank {} of {}: byte all-gather of a {}-byte packet, step {} of {} "
+                           "(tag {})",
+                           rank, p, mine.size(), step + 1, p - 1, options.tag));
+  }
+  return packets;
+}
+
+}  // namespace tetrad

@@ -1,0 +1,82 @@
+// All-reduce dispatch, names and argument checks (allreduce.h). The
+// algorithms live in allreduce_*.cc, each with its α–β cost.
+#include "tetrad/collectives/allreduce.h"
+
+#include <fmt/format.h>
+
+#include "tetrad/collectives/building_blocks.h"
+#include "tetrad/core/error.h"
+
+namespace tetrad {
+namespace {
+
+struct AlgorithmName {
+  AllreduceAlgorithm algorithm;
+  const char* name;
+};
+constexpr AlgorithmName kNames[] = {
+    {AllreduceAlgorithm::kRing, "ring"},
+    {AllreduceAlgorithm::kRecursiveDoubling, "rd"},
+    {AllreduceAlgorithm::kRabenseifner, "rabenseifner"},
+    {AllreduceAlgorithm::kTree, "tree"},
+    {AllreduceAlgorithm::kHierarchical, "hierarchical"},
+    {AllreduceAlgorithm::kNative, "native"},
+};
+
+}  // namespace
+
+void allreduce(Transport& transport, std::span<float> data, const AllreduceOptions& options) {
+  checkCollectiveTag(transport, options.tag, "all-reduce");
+  detail::runWithContext(
+      [&] {
+        switch (options.algorithm) {
+          case AllreduceAlgorithm::kRing:
+            return detail::allreduceRing(transport, data, options.op, options.tag);
+          case AllreduceAlgorithm::kRecursiveDoubling:
+            return detail::allreduceRecursiveDoubling(transport, data, options.op, options.tag);
+          case AllreduceAlgorithm::kRabenseifner:
+            return detail::allreduceRabenseifner(transport, data, options.op, options.tag);
+          case AllreduceAlgorithm::kTree:
+            return detail::allreduceTree(transport, data, options.op, options.tag);
+          case AllreduceAlgorithm::kHierarchical:
+            return detail::allreduceHierarchical(transport, data, options.op, options.tag);
+          case AllreduceAlgorithm::kNative:
+            return transport.nativeAllreduce(data, options.op);
+        }
+        TETRAD_FAIL(InvalidArgument, "unknown all-reduce algorithm {}",
+                    static_cast<int>(options.algorithm));
+      },
+      [&] {
+        return fmt::format("rank {} of {}: {} all-reduce of {} floats (tag {})", transport.rank(),
+                           transport.size(), toString(options.algorithm), data.size(),
+                           options.tag);
+      });
+}
+
+AllreduceAlgorithm parseAllreduceAlgorithm(std::string_view name) {
+  if (name == "recursive-doubling") return AllreduceAlgorithm::kRecursiveDoubling;
+  if (name == "hd" || name == "halving-doubling") return AllreduceAlgorithm::kRabenseifner;
+  if (name == "binomial") return AllreduceAlgorithm::kTree;
+  for (const AlgorithmName& entry : kNames) {
+    if (name == entry.name) return entry.algorithm;
+  }
+  TETRAD_FAIL(InvalidArgument,
+              "unknown all-reduce algorithm '{}' (valid: ring, rd, rabenseifner, tree, "
+              "hierarchical, native)",
+              name);
+}
+
+std::string toString(AllreduceAlgorithm algorithm) {
+  for (const AlgorithmName& entry : kNames) {
+    if (entry.algorithm == algorithm) return entry.name;
+  }
+  return fmt::format("allreduce-algorithm-{}", static_cast<int>(algorithm));
+}
+
+std::vector<AllreduceAlgorithm> allAllreduceAlgorithms() {
+  std::vector<AllreduceAlgorithm> all;
+  for (const AlgorithmName& entry : kNames) all.push_back(entry.algorithm);
+  return all;
+}
+
+}  // namespace tetrad

@@ -1,0 +1,27 @@
+// sendRecv and PowerOfTwoFold (building_blocks.h).
+// Cost of sendRecv between two ranks with full-duplex links: α + mβ.
+#include "tetrad/collectives/building_blocks.h"
+
+namespace tetrad::detail {
+
+void sendRecv(Transport& transport, int sendPeer, ConstBytes out, int recvPeer, MutableBytes in,
+              Tag tag) {
+  RequestPtr receive = transport.irecv(recvPeer, tag, in);
+  RequestPtr send = transport.isend(sendPeer, tag, out);
+  receive->wait();
+  send->wait();
+}
+
+PowerOfTwoFold::PowerOfTwoFold(int worldSize) : size(worldSize) {
+  while (pof2 * 2 <= worldSize) pof2 *= 2;
+  rem = worldSize - pof2;
+}
+
+BlockRange PowerOfTwoFold::span(size_t n, int v0, int v1) const {
+  if (v0 >= v1) return BlockRange{blockRange(n, size, firstRank(v0)).offset, 0};
+  const size_t begin = blockRange(n, size, firstRank(v0)).offset;
+  const size_t end = blockRange(n, size, endRank(v1 - 1) - 1).end();
+  return BlockRange{begin, end - begin};
+}
+
+}  // namespace tetrad::detail

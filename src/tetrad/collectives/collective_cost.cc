@@ -1,0 +1,189 @@
+// α–β–γ cost model of the collectives (collective_cost.h): each function
+// walks the steps of the algorithm as implemented, with exact block sizes.
+#include "tetrad/collectives/collective_cost.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/partition.h"
+
+namespace tetrad {
+namespace {
+
+constexpr double kFloat = sizeof(float);
+
+int ceilLog2(int p) {
+  int rounds = 0;
+  while ((1 << rounds) < p) ++rounds;
+  return rounds;
+}
+
+// One step: a message of `bytes`, `reduced` bytes added on arrival.
+double step(double alpha, double beta, double gamma, double bytes, double reduced = 0) {
+  return alpha + bytes * beta + reduced * gamma;
+}
+
+double ringReduceScatter(int p, size_t count, double alpha, double beta, double gamma) {
+  const double block = static_cast<double>(largestBlock(count, p)) * kFloat;
+  return (p - 1) * step(alpha, beta, gamma, block, block);
+}
+
+double ringAllgather(int p, double largestBlockBytes, double alpha, double beta) {
+  return (p - 1) * step(alpha, beta, 0, largestBlockBytes);
+}
+
+double ringAllreduce(int p, size_t count, double alpha, double beta, double gamma) {
+  if (p == 1) return 0;
+  return ringReduceScatter(p, count, alpha, beta, gamma) +
+         ringAllgather(p, static_cast<double>(largestBlock(count, p)) * kFloat, alpha, beta);
+}
+
+double binomialRounds(int p, double bytes, double alpha, double beta, double gamma) {
+  return ceilLog2(p) * step(alpha, beta, gamma, bytes, gamma > 0 ? bytes : 0);
+}
+
+// The fold's halved exchange and the return of the reduced half
+// (reduce_scatter_halving.cc).
+double foldHalves(const detail::PowerOfTwoFold& fold, size_t count, const CostParams& c) {
+  if (fold.rem == 0) return 0;
+  const double half = static_cast<double>(count - count / 2) * kFloat;
+  return step(c.alpha, c.beta, c.gamma, half, half) + step(c.alpha, c.beta, 0, half);
+}
+
+// Recursive halving among the participants: per step the largest half.
+double halvingSteps(const detail::PowerOfTwoFold& fold, size_t count, const CostParams& c) {
+  double total = 0;
+  for (int mask = fold.pof2 / 2; mask >= 1; mask /= 2) {
+    double largest = 0;
+    for (int lo = 0; lo < fold.pof2; lo += 2 * mask) {
+      largest = std::max({largest, static_cast<double>(fold.span(count, lo, lo + mask).count),
+                          static_cast<double>(fold.span(count, lo + mask, lo + 2 * mask).count)});
+    }
+    total += step(c.alpha, c.beta, c.gamma, largest * kFloat, largest * kFloat);
+  }
+  return total;
+}
+
+// Recursive doubling all-gather among the participants, superblocks given
+// by `bytesOf(first, end)`: per step the largest window.
+template <typename BytesOf>
+double doublingSteps(const detail::PowerOfTwoFold& fold, BytesOf bytesOf, const CostParams& c) {
+  double total = 0;
+  for (int mask = 1; mask < fold.pof2; mask <<= 1) {
+    double largest = 0;
+    for (int lo = 0; lo < fold.pof2; lo += mask) largest = std::max(largest, bytesOf(lo, lo + mask));
+    total += step(c.alpha, c.beta, 0, largest);
+  }
+  return total;
+}
+
+double rabenseifner(int p, size_t count, const CostParams& c) {
+  if (p == 1) return 0;
+  const detail::PowerOfTwoFold fold(p);
+  double total = foldHalves(fold, count, c) + halvingSteps(fold, count, c);
+  total += doublingSteps(
+      fold, [&](int a, int b) { return static_cast<double>(fold.span(count, a, b).count) * kFloat; },
+      c);
+  if (fold.rem > 0) total += step(c.alpha, c.beta, 0, static_cast<double>(count) * kFloat);
+  return total;
+}
+
+double recursiveDoubling(int p, size_t count, const CostParams& c) {
+  if (p == 1) return 0;
+  const detail::PowerOfTwoFold fold(p);
+  const double bytes = static_cast<double>(count) * kFloat;
+  double total = ceilLog2(fold.pof2) * step(c.alpha, c.beta, c.gamma, bytes, bytes);
+  if (fold.rem > 0) total += step(c.alpha, c.beta, c.gamma, bytes, bytes) + step(c.alpha, c.beta, 0, bytes);
+  return total;
+}
+
+double hierarchical(int p, size_t count, const CostParams& c) {
+  const int perNode = std::clamp(c.ranksPerNode, 1, p);
+  const int nodes = (p + perNode - 1) / perNode;
+  const double bytes = static_cast<double>(count) * kFloat;
+  return binomialRounds(perNode, bytes, c.intraAlpha, c.intraBeta, c.gamma) +
+         ringAllreduce(nodes, count, c.alpha, c.beta, c.gamma) +
+         binomialRounds(perNode, bytes, c.intraAlpha, c.intraBeta, 0);
+}
+
+}  // namespace
+
+double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const CostParams& c) {
+  TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
+  switch (algorithm) {
+    case AllreduceAlgorithm::kRing:
+      return ringAllreduce(p, count, c.alpha, c.beta, c.gamma);
+    case AllreduceAlgorithm::kRecursiveDoubling:
+      return recursiveDoubling(p, count, c);
+    case AllreduceAlgorithm::kRabenseifner:
+      return rabenseifner(p, count, c);
+    case AllreduceAlgorithm::kTree: {
+      const double bytes = static_cast<double>(count) * kFloat;
+      return binomialRounds(p, bytes, c.alpha, c.beta, c.gamma) +
+             binomialRounds(p, bytes, c.alpha, c.beta, 0);
+    }
+    case AllreduceAlgorithm::kHierarchical:
+      return hierarchical(p, count, c);
+    case AllreduceAlgorithm::kNative:
+      break;
+  }
+  TETRAD_FAIL(Unsupported, "no α–β model for the '{}' all-reduce", toString(algorithm));
+}
+
+double allgatherCost(AllgatherAlgorithm algorithm, int p, size_t count, const CostParams& c) {
+  TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
+  if (p == 1) return 0;
+  const double block = static_cast<double>(count) * kFloat;
+  if (algorithm == AllgatherAlgorithm::kRing) return ringAllgather(p, block, c.alpha, c.beta);
+  const detail::PowerOfTwoFold fold(p);
+  double total = doublingSteps(
+      fold, [&](int a, int b) { return (fold.firstRank(b) - fold.firstRank(a)) * block; }, c);
+  if (fold.rem > 0) total += step(c.alpha, c.beta, 0, block) + step(c.alpha, c.beta, 0, p * block);
+  return total;
+}
+
+double broadcastCost(BroadcastAlgorithm algorithm, int p, size_t bytes, const CostParams& c) {
+  TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
+  if (p == 1) return 0;
+  if (algorithm == BroadcastAlgorithm::kBinomial) {
+    return binomialRounds(p, static_cast<double>(bytes), c.alpha, c.beta, 0);
+  }
+  // Binomial scatter: the time each relative position has its blocks.
+  std::vector<double> ready(static_cast<size_t>(p), 0.0);
+  double scatter = 0;
+  for (int v = 0; v < p; ++v) {
+    int top = 1;
+    while (top < p && !(v & top)) top <<= 1;  // lowest set bit of v (p for the root)
+    double t = ready[v];
+    for (int mask = top >> 1; mask > 0; mask >>= 1) {
+      if (v + mask >= p) continue;
+      const int end = std::min(v + 2 * mask, p);
+      const double sent = static_cast<double>(blockRange(bytes, p, end - 1).end() -
+                                              blockRange(bytes, p, v + mask).offset);
+      t += step(c.alpha, c.beta, 0, sent);
+      ready[v + mask] = t;
+      scatter = std::max(scatter, t);
+    }
+  }
+  return scatter + ringAllgather(p, static_cast<double>(largestBlock(bytes, p)), c.alpha, c.beta);
+}
+
+double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,
+                         const CostParams& c) {
+  TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
+  if (p == 1) return 0;
+  if (algorithm == ReduceScatterAlgorithm::kRing) {
+    return ringReduceScatter(p, count, c.alpha, c.beta, c.gamma);
+  }
+  const detail::PowerOfTwoFold fold(p);
+  double total = foldHalves(fold, count, c) + halvingSteps(fold, count, c);
+  if (fold.rem > 0) {
+    total += step(c.alpha, c.beta, 0, static_cast<double>(largestBlock(count, p)) * kFloat);
+  }
+  return total;
+}
+
+double barrierCost(int p, const CostParams& c) { return ceilLog2(p) * c.alpha; }
+
+}  // namespace tetrad

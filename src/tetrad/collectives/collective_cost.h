@@ -1,0 +1,49 @@
+// Analytic α–β(–γ) cost model of the collectives, in seconds.
+//
+// α is the latency of one message, β the time per byte on a link (1 /
+// bandwidth), γ the time per byte of local reduction (0 when computation is
+// free, as in the simulator). Each function follows the algorithm as
+// implemented, step by step: per step the cost is α plus the largest message
+// of that step times β (plus γ for the bytes reduced), with the exact block
+// sizes of partition.h, so it is exact on a contention-free full-duplex star
+// (e.g. SimGrid's CM02 model without cross traffic). The closed forms are in
+// each algorithm's file and in docs/algorithms.md.
+//
+// Hierarchical all-reduce uses (intraAlpha, intraBeta) inside a node and
+// (alpha, beta) between node leaders, with ranksPerNode ranks per node.
+// kNative has no model (Unsupported).
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstddef>
+
+#include "tetrad/collectives/allgather.h"
+#include "tetrad/collectives/allreduce.h"
+#include "tetrad/collectives/broadcast.h"
+#include "tetrad/collectives/reduce_scatter.h"
+
+namespace tetrad {
+
+struct CostParams {
+  double alpha = 0;  // seconds per message
+  double beta = 0;   // seconds per byte sent
+  double gamma = 0;  // seconds per byte reduced
+  // Hierarchical all-reduce only.
+  int ranksPerNode = 1;
+  double intraAlpha = 0;
+  double intraBeta = 0;
+};
+
+// `count` floats per rank (the vector being reduced).
+double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const CostParams& params);
+// `count` floats per rank in, p·count out.
+double allgatherCost(AllgatherAlgorithm algorithm, int p, size_t count, const CostParams& params);
+// `bytes` from the root.
+double broadcastCost(BroadcastAlgorithm algorithm, int p, size_t bytes, const CostParams& params);
+// `count` floats per rank in, a block of about count / p out.
+double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,
+                         const CostParams& params);
+double barrierCost(int p, const CostParams& params);
+
+}  // namespace tetrad

@@ -1,0 +1,75 @@
+// Reduce-scatter dispatch, names and argument checks (reduce_scatter.h).
+// The algorithms live in reduce_scatter_ring.cc and
+// reduce_scatter_halving.cc.
+#include "tetrad/collectives/reduce_scatter.h"
+
+#include <fmt/format.h>
+
+#include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/reduce_ops.h"
+
+namespace tetrad {
+namespace {
+
+// Halving, then rank 2i hands block 2i+1 to rank 2i+1 (i < rem).
+void reduceScatterHalving(Transport& transport, std::span<float> data, ReduceOp op, Tag tag) {
+  const int p = transport.size();
+  const int rank = transport.rank();
+  const detail::PowerOfTwoFold fold(p);
+  detail::halvingReduceScatter(transport, fold, data, tag);  // tags tag .. tag + 2
+  const int v = fold.participant(rank);
+  if (v >= 0 && computesOnData(transport)) {
+    const BlockRange mine = fold.span(data.size(), v, v + 1);
+    finishReduction(data.subspan(mine.offset, mine.count), op, p);
+  }
+  if (fold.folded(rank)) {
+    const BlockRange odd = blockRange(data.size(), p, rank | 1);
+    std::span<float> block = data.subspan(odd.offset, odd.count);
+    if (rank % 2 == 0) {
+      transport.send(rank + 1, tag + 3, asBytes(std::span<const float>(block)));
+    } else {
+      transport.recv(rank - 1, tag + 3, asWritableBytes(block));
+    }
+  }
+}
+
+}  // namespace
+
+void reduceScatter(Transport& transport, std::span<float> data,
+                   const ReduceScatterOptions& options) {
+  const int p = transport.size();
+  checkCollectiveTag(transport, options.tag, "reduce-scatter");
+  detail::runWithContext(
+      [&] {
+        if (options.algorithm == ReduceScatterAlgorithm::kRing) {
+          detail::ringReduceScatter(transport, detail::Group::world(transport), data,
+                                    options.tag);
+          const BlockRange mine = blockRange(data.size(), p, transport.rank());
+          if (computesOnData(transport)) {
+            finishReduction(data.subspan(mine.offset, mine.count), options.op, p);
+          }
+        } else {
+          reduceScatterHalving(transport, data, options.op, options.tag);
+        }
+      },
+      [&] {
+        return fmt::format("rank {} of {}: {} reduce-scatter of {} floats (tag {})",
+                           transport.rank(), p, toString(options.algorithm), data.size(),
+                           options.tag);
+      });
+}
+
+ReduceScatterAlgorithm parseReduceScatterAlgorithm(std::string_view name) {
+  if (name == "ring") return ReduceScatterAlgorithm::kRing;
+  if (name == "halving" || name == "recursive-halving") {
+    return ReduceScatterAlgorithm::kRecursiveHalving;
+  }
+  TETRAD_FAIL(InvalidArgument, "unknown reduce-scatter algorithm '{}' (valid: ring, halving)",
+              name);
+}
+
+std::string toString(ReduceScatterAlgorithm algorithm) {
+  return algorithm == ReduceScatterAlgorithm::kRing ? "ring" : "halving";
+}
+
+}  // namespace tetrad

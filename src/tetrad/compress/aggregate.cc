@@ -1,0 +1,81 @@
+// aggregate() (see aggregate.h) and the default summable-domain hooks of
+// Compressor (compressor.h).
+//
+// The three protocols and their cost on p ranks, for packets of b bytes:
+//   kSummable  encodeSummable() -> all-reduce (options.allreduce, sum) of its
+//              floats -> expandSummed(). Ring: 2(p-1)α + 2((p-1)/p)·s·β for s
+//              bytes of floats (n·4 for none/fp16/bf16, which are decoded
+//              locally first; k·4 for Random-k).
+//   kGather    encode() -> allgatherBytes (ring, one message of exactly b_r
+//              bytes per packet per step: (p-1)α + Σ_{r'≠r} b_r'·β) -> decode
+//              every rank's packet, in rank order, into a zeroed tensor.
+//   kCustom    compressor.aggregateCustom() (its own cost line).
+// Then ReduceOp::kAverage divides the sum by p (a division, bit-compatible
+// with the collectives' average). The bytes on the wire are exactly the
+// packet bytes (gather) or the floats (summable); nothing is added.
+// Payload-free simulation: received packets carry no data, so the gather
+// path decodes only this rank's own packet (traffic and timing stay exact).
+#include "tetrad/compress/aggregate.h"
+
+#include <algorithm>
+
+#include "tetrad/collectives/allgather.h"
+#include "tetrad/collectives/reduce_ops.h"
+#include "tetrad/core/error.h"
+
+namespace tetrad {
+
+std::vector<float> Compressor::encodeSummable(std::span<const float> input,
+                                              CompressorState& state) const {
+  const Packet packet = encode(input, state);
+  std::vector<float> decoded(input.size(), 0.0f);
+  decodeAdd(packet.bytes, decoded);
+  return decoded;
+}
+
+void Compressor::expandSummed(std::span<const float> summed, const CompressorState& state,
+                              std::span<float> output) const {
+  TETRAD_CHECK(summed.size() == output.size(), InvalidArgument,
+               "compressor '{}': summed domain of {} floats for a tensor of {}", spec(),
+               summed.size(), output.size());
+  std::copy(summed.begin(), summed.end(), output.begin());
+}
+
+void aggregate(Transport& transport, const Compressor& compressor, std::span<float> gradient,
+               CompressorState& state, const AggregateOptions& options) {
+  checkCollectiveTag(transport, options.tag, "aggregate");
+  TETRAD_CHECK(options.tag + kAggregateTagSpan <= kMaxUserTag, InvalidArgument,
+               "aggregate: tag range [{}, {}) exceeds the user tags", options.tag,
+               options.tag + kAggregateTagSpan);
+  switch (compressor.aggregation()) {
+    case Aggregation::kSummable: {
+      std::vector<float> summable = compressor.encodeSummable(gradient, state);
+      allreduce(transport, summable, {options.allreduce, ReduceOp::kSum, options.tag});
+      compressor.expandSummed(summable, state, gradient);
+      break;
+    }
+    case Aggregation::kGather: {
+      const Packet packet = compressor.encode(gradient, state);
+      const std::vector<ByteBuffer> packets =
+          allgatherBytes(transport, packet.bytes, CollectiveOptions{options.tag});
+      std::fill(gradient.begin(), gradient.end(), 0.0f);
+      const bool payload = computesOnData(transport);
+      for (int r = 0; r < transport.size(); ++r) {
+        if (!payload && r != transport.rank()) continue;
+        try {
+          compressor.decodeAdd(packets[r], gradient);
+        } catch (const ProtocolError& error) {
+          TETRAD_FAIL(ProtocolError, "aggregate '{}' on rank {}: packet from rank {}: {}",
+                      compressor.spec(), transport.rank(), r, error.what());
+        }
+      }
+      break;
+    }
+    case Aggregation::kCustom:
+      compressor.aggregateCustom(transport, gradient, state, options.tag);
+      break;
+  }
+  finishReduction(gradient, options.op, transport.size());
+}
+
+}  // namespace tetrad

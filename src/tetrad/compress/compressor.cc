@@ -1,0 +1,154 @@
+// Packet header, CompressorState (buffers, checkpoint format) and the
+// Compressor defaults. See compressor.h.
+//
+// State checkpoint format (little-endian):
+//   u32 magic 'TCST', u32 version (1), u32 shape rank, i64 dims[rank],
+//   u64 seed, i32 rank, u64 step, u32 buffer count, then per buffer
+//   (in name order): u32 name length, name bytes, u64 float count, floats.
+#include "tetrad/compress/compressor.h"
+
+#include <cstring>
+#include <limits>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad {
+namespace {
+
+constexpr uint8_t kPacketVersion = 1;
+constexpr uint32_t kStateMagic = 0x54534354;  // "TCST"
+constexpr uint32_t kStateVersion = 1;
+constexpr uint32_t kMaxShapeRank = 16;
+constexpr uint32_t kMaxBufferName = 256;
+
+const char* aggregationName(Aggregation aggregation) {
+  switch (aggregation) {
+    case Aggregation::kSummable:
+      return "summable";
+    case Aggregation::kGather:
+      return "gather";
+    case Aggregation::kCustom:
+      return "custom";
+  }
+  return "?";
+}
+
+}  // namespace
+
+void writePacketHeader(ByteWriter& writer, PacketKind kind, uint64_t count, uint16_t flags) {
+  writer.put<uint8_t>(static_cast<uint8_t>(kind));
+  writer.put<uint8_t>(kPacketVersion);
+  writer.put<uint16_t>(flags);
+  writer.put<uint32_t>(0);
+  writer.put<uint64_t>(count);
+}
+
+PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expectedCount) {
+  PacketHeader header;
+  header.kind = reader.get<uint8_t>("packet kind");
+  header.version = reader.get<uint8_t>("packet version");
+  header.flags = reader.get<uint16_t>("packet flags");
+  header.reserved = reader.get<uint32_t>("packet reserved field");
+  header.count = reader.get<uint64_t>("packet element count");
+  TETRAD_CHECK(header.kind == static_cast<uint8_t>(kind), ProtocolError,
+               "packet kind {} where kind {} was expected", header.kind,
+               static_cast<int>(kind));
+  TETRAD_CHECK(header.version == kPacketVersion, ProtocolError,
+               "packet version {} (kind {}) where version {} was expected", header.version,
+               header.kind, kPacketVersion);
+  TETRAD_CHECK(header.reserved == 0, ProtocolError,
+               "packet reserved field is {:#x} (kind {}), must be 0", header.reserved,
+               header.kind);
+  TETRAD_CHECK(header.count == expectedCount, ProtocolError,
+               "packet holds {} elements (kind {}) where {} were expected", header.count,
+               header.kind, expectedCount);
+  return header;
+}
+
+std::vector<float>& CompressorState::buffer(const std::string& name, size_t size) {
+  std::vector<float>& values = buffers[name];
+  if (values.size() != size) values.resize(size, 0.0f);
+  return values;
+}
+
+ByteBuffer CompressorState::serialize() const {
+  size_t size = 4 * 4 + 8 * shape.size() + 8 + 4 + 8;
+  for (const auto& [name, values] : buffers) size += 4 + name.size() + 8 + 4 * values.size();
+  // Written through a cursor into a pre-sized buffer (GCC 12 warns falsely
+  // about vector::insert on an empty vector here).
+  ByteBuffer out(size);
+  std::byte* cursor = out.data();
+  auto put = [&cursor](const void* data, size_t bytes) {
+    if (bytes > 0) std::memcpy(cursor, data, bytes);
+    cursor += bytes;
+  };
+  auto putValue = [&put](auto value) { put(&value, sizeof(value)); };
+  putValue(kStateMagic);
+  putValue(kStateVersion);
+  putValue(static_cast<uint32_t>(shape.size()));
+  for (int64_t dim : shape) putValue(dim);
+  putValue(seed);
+  putValue(static_cast<int32_t>(rank));
+  putValue(step);
+  putValue(static_cast<uint32_t>(buffers.size()));
+  for (const auto& [name, values] : buffers) {
+    putValue(static_cast<uint32_t>(name.size()));
+    put(name.data(), name.size());
+    putValue(static_cast<uint64_t>(values.size()));
+    put(values.data(), 4 * values.size());
+  }
+  return out;
+}
+
+CompressorState CompressorState::deserialize(ConstBytes bytes) {
+  ByteReader reader(bytes);
+  CompressorState state;
+  uint32_t magic = reader.get<uint32_t>("state magic");
+  TETRAD_CHECK(magic == kStateMagic, ProtocolError,
+               "compressor state: bad magic {:#x} (not a tetrad compressor state)", magic);
+  uint32_t version = reader.get<uint32_t>("state version");
+  TETRAD_CHECK(version == kStateVersion, ProtocolError,
+               "compressor state: version {} where {} was expected", version, kStateVersion);
+  uint32_t rank = reader.get<uint32_t>("state shape rank");
+  TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError,
+               "compressor state: shape rank {} exceeds {}", rank, kMaxShapeRank);
+  for (uint32_t i = 0; i < rank; ++i) {
+    int64_t dim = reader.get<int64_t>("state shape");
+    TETRAD_CHECK(dim >= 0, ProtocolError, "compressor state: negative dimension {}", dim);
+    state.shape.push_back(dim);
+  }
+  state.seed = reader.get<uint64_t>("state seed");
+  state.rank = reader.get<int32_t>("state rank");
+  TETRAD_CHECK(state.rank >= 0, ProtocolError, "compressor state: negative rank {}", state.rank);
+  state.step = reader.get<uint64_t>("state step");
+  uint32_t count = reader.get<uint32_t>("state buffer count");
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t nameSize = reader.get<uint32_t>("state buffer name length");
+    TETRAD_CHECK(nameSize > 0 && nameSize <= kMaxBufferName, ProtocolError,
+                 "compressor state: buffer name length {} not in [1, {}]", nameSize,
+                 kMaxBufferName);
+    ConstBytes nameBytes = reader.getBytes(nameSize, "state buffer name");
+    std::string name(reinterpret_cast<const char*>(nameBytes.data()), nameBytes.size());
+    uint64_t size = reader.get<uint64_t>("state buffer size");
+    TETRAD_CHECK(size <= reader.remaining() / sizeof(float), ProtocolError,
+                 "compressor state: buffer '{}' claims {} floats, only {} bytes left", name,
+                 size, reader.remaining());
+    ConstBytes data = reader.getBytes(size * sizeof(float), "state buffer");
+    auto [it, inserted] = state.buffers.try_emplace(name);
+    TETRAD_CHECK(inserted, ProtocolError, "compressor state: buffer '{}' appears twice", name);
+    it->second.resize(size);
+    if (size > 0) std::memcpy(it->second.data(), data.data(), data.size());
+  }
+  reader.expectEnd("compressor state");
+  return state;
+}
+
+void Compressor::aggregateCustom(Transport& transport, std::span<float> gradient,
+                                 CompressorState& state, Tag tag) const {
+  TETRAD_FAIL(Unsupported,
+              "compressor '{}' (aggregation {}) has no custom aggregation protocol (rank {}, {} "
+              "elements)",
+              spec(), aggregationName(aggregation()), transport.rank(), gradient.size());
+}
+
+}  // namespace tetrad

@@ -1,0 +1,30 @@
+// `efsign`: EF-signSGD (Karimireddy, Rebjock, Stich, Jaggi, "Error Feedback
+// Fixes SignSGD and other Gradient Compression Schemes", ICML 2019).
+//
+// With p = x + e (e: the residual in state.buffers["residual"]), the packet
+// is C(p) = (‖p‖₁/d)·sign(p): the sign bits plus one float scale. The new
+// residual is e = p − C(p). This scaled sign is a δ-contraction with
+// δ = ‖p‖₁²/(d·‖p‖₂²) (Lemma 8 of the paper): ‖p − C(p)‖² = (1 − δ)‖p‖².
+// Error feedback is built in, so ",ef" is refused.
+//
+// 1 bit per element (+ 32 bits of scale); biased; aggregation: gather.
+// Stateless object; the CompressorState has one owner at a time.
+#pragma once
+
+#include "tetrad/compress/compressor.h"
+#include "tetrad/compress/spec.h"
+
+namespace tetrad {
+
+class EfSignCompressor final : public Compressor {
+ public:
+  std::string spec() const override { return "efsign"; }
+  Aggregation aggregation() const override { return Aggregation::kGather; }
+  Packet encode(std::span<const float> input, CompressorState& state) const override;
+  void decodeAdd(ConstBytes packet, std::span<float> output) const override;
+  double bitsPerElement(size_t count) const override;
+};
+
+CompressorPtr makeEfSign(const CompressorParams& params);
+
+}  // namespace tetrad

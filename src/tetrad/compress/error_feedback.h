@@ -1,0 +1,47 @@
+// ErrorFeedback (",ef"): wraps any compressor C so that what C drops is not
+// lost but sent later (Seide et al. 2014; Stich, Cordonnier, Jaggi,
+// "Sparsified SGD with Memory", NeurIPS 2018; Karimireddy et al. 2019).
+//
+//   encode(x):  p = x + e;  packet = C.encode(p);  e = p − C.decode(packet)
+//
+// with e in state.buffers["residual"] (zero at first use). Over T steps the
+// transmitted tensors plus the final residual sum exactly (up to float
+// rounding) to the sum of the inputs. Packets, bits per element and the
+// aggregation are those of C; decodeAdd is C's. For a custom-protocol C
+// (aggregateCustom), the residual is p minus this rank's local decode of its
+// own packet, and C's protocol then runs on p.
+//
+// The wrapper owns C; const-callable from any thread; the CompressorState
+// has one owner at a time.
+#pragma once
+
+#include "tetrad/compress/compressor.h"
+
+namespace tetrad {
+
+class ErrorFeedback final : public Compressor {
+ public:
+  explicit ErrorFeedback(CompressorPtr inner);
+  std::string spec() const override { return inner_->spec() + ",ef"; }
+  Aggregation aggregation() const override { return inner_->aggregation(); }
+  Packet encode(std::span<const float> input, CompressorState& state) const override;
+  void decodeAdd(ConstBytes packet, std::span<float> output) const override;
+  double bitsPerElement(size_t count) const override { return inner_->bitsPerElement(count); }
+  // Biased in general, whatever C is: the residual is part of the message.
+  bool unbiased() const override { return false; }
+  void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
+                       Tag tag) const override;
+  // Summable C: p = x + e goes through C's summable domain; the residual is
+  // p minus C's expansion of this rank's own summable values.
+  std::vector<float> encodeSummable(std::span<const float> input,
+                                    CompressorState& state) const override;
+  void expandSummed(std::span<const float> summed, const CompressorState& state,
+                    std::span<float> output) const override;
+
+  const Compressor& inner() const { return *inner_; }
+
+ private:
+  CompressorPtr inner_;
+};
+
+}  // namespace tetrad

@@ -1,0 +1,25 @@
+// `none`: the identity compressor. The packet is the raw float32 tensor;
+// aggregation is a plain all-reduce (summable). The baseline every other
+// compressor is measured against.
+//
+// Spec: "none". Stateless; const-callable from any thread.
+#pragma once
+
+#include "tetrad/compress/compressor.h"
+#include "tetrad/compress/spec.h"
+
+namespace tetrad {
+
+class NoneCompressor final : public Compressor {
+ public:
+  std::string spec() const override { return "none"; }
+  Aggregation aggregation() const override { return Aggregation::kSummable; }
+  Packet encode(std::span<const float> input, CompressorState& state) const override;
+  void decodeAdd(ConstBytes packet, std::span<float> output) const override;
+  double bitsPerElement(size_t count) const override;
+  bool unbiased() const override { return true; }
+};
+
+CompressorPtr makeNone(const CompressorParams& params);
+
+}  // namespace tetrad

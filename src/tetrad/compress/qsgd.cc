@@ -1,0 +1,215 @@
+// QSGD (see qsgd.h).
+//
+// Packet: header (flags bit 0: Elias coding), float ‖x‖₂, u32 s, payload:
+// fixed-width codes (bit_packing.h), or the Elias bit stream (LSB first).
+// Cost: two passes (norm, then stochastic levels); n·ceil(log2(2s+1))/8 + 24
+// bytes on the wire with fixed-width codes.
+#include "tetrad/compress/qsgd.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/vector_math.h"
+
+namespace tetrad {
+namespace {
+
+constexpr uint16_t kEliasFlag = 1;
+
+// Appends bits LSB first.
+class BitWriter {
+ public:
+  explicit BitWriter(ByteBuffer& out) : out_(out) {}
+  void put(uint64_t value, unsigned count) {  // count <= 32
+    acc_ |= value << fill_;
+    fill_ += count;
+    while (fill_ >= 8) {
+      out_.push_back(static_cast<std::byte>(acc_ & 0xff));
+      acc_ >>= 8;
+      fill_ -= 8;
+    }
+  }
+  void flush() {
+    if (fill_ > 0) out_.push_back(static_cast<std::byte>(acc_ & 0xff));
+    acc_ = 0;
+    fill_ = 0;
+  }
+
+ private:
+  ByteBuffer& out_;
+  uint64_t acc_ = 0;
+  unsigned fill_ = 0;
+};
+
+class BitReader {
+ public:
+  explicit BitReader(ConstBytes in) : in_(in) {}
+  unsigned bit() {
+    TETRAD_CHECK(pos_ < 8 * in_.size(), ProtocolError,
+                 "qsgd Elias stream truncated after {} bits", pos_);
+    unsigned b = bitAt(in_, pos_);
+    ++pos_;
+    return b;
+  }
+  size_t bytesUsed() const { return (pos_ + 7) / 8; }
+
+ private:
+  ConstBytes in_;
+  size_t pos_ = 0;
+};
+
+// Elias gamma of v >= 1: N = floor(log2 v) zeros, then v's N+1 bits from the
+// most significant one down.
+void putGamma(BitWriter& writer, uint32_t v) {
+  const unsigned n = static_cast<unsigned>(std::bit_width(v)) - 1;
+  writer.put(0, n);
+  for (int k = static_cast<int>(n); k >= 0; --k) writer.put((v >> k) & 1u, 1);
+}
+
+uint32_t getGamma(BitReader& reader) {
+  unsigned zeros = 0;
+  while (reader.bit() == 0) {
+    ++zeros;
+    TETRAD_CHECK(zeros <= 15, ProtocolError, "qsgd Elias code longer than 16 bits");
+  }
+  uint32_t v = 1;
+  for (unsigned k = 0; k < zeros; ++k) v = (v << 1) | reader.bit();
+  return v;
+}
+
+}  // namespace
+
+QsgdCompressor::QsgdCompressor(int levels, bool elias)
+    : levels_(levels),
+      elias_(elias),
+      bits_(static_cast<unsigned>(std::bit_width(static_cast<unsigned>(2 * levels)))) {
+  TETRAD_CHECK(levels >= 1 && levels <= kQsgdMaxLevels, InvalidArgument,
+               "qsgd: levels {} not in [1, {}]", levels, kQsgdMaxLevels);
+}
+
+std::string QsgdCompressor::spec() const {
+  return elias_ ? fmt::format("qsgd:{}:elias", levels_) : fmt::format("qsgd:{}", levels_);
+}
+
+Packet QsgdCompressor::encode(std::span<const float> input, CompressorState& state) const {
+  const size_t n = input.size();
+  const float norm = static_cast<float>(std::sqrt(vmath::sumSquares(input)));
+  const int s = levels_;
+  // A non-finite tensor gives a non-finite norm and all levels 0, so the
+  // packet decodes to NaN (the failure propagates; no undefined conversions).
+  const float scale = norm > 0 && std::isfinite(norm) ? static_cast<float>(s) / norm : 0.0f;
+  const float maxLevel = static_cast<float>(s);
+
+  Packet packet;
+  const size_t fixedBytes = packedBytes(n, bits_);
+  packet.bytes.reserve(kPacketHeaderBytes + 8 + (elias_ ? n / 4 + 16 : fixedBytes));
+  ByteWriter writer(packet.bytes);
+  writePacketHeader(writer, PacketKind::kQsgd, n, elias_ ? kEliasFlag : 0);
+  writer.put<float>(norm);
+  writer.put<uint32_t>(static_cast<uint32_t>(s));
+  MutableBytes payload = elias_ ? MutableBytes() : writer.grow(fixedBytes);
+  BitWriter eliasWriter(packet.bytes);
+
+  const CounterRng rng(state.seed, state.rank, state.step,
+                       static_cast<uint64_t>(PacketKind::kQsgd));
+  uint16_t codes[kPackChunk];
+  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
+    const size_t len = std::min(kPackChunk, n - start);
+    const CounterRng::Key key = rng.blockKey(block);
+    const float* x = input.data() + start;
+    if (scale == 0) std::fill(codes, codes + len, static_cast<uint16_t>(s));  // all levels 0
+    for (size_t i = 0; i < len && scale != 0; ++i) {
+      const float r = std::fabs(x[i]) * scale;
+      const float floor = std::floor(r);
+      const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
+      const float level = std::min(floor + (u < r - floor ? 1.0f : 0.0f), maxLevel);
+      const int l = static_cast<int>(level);
+      codes[i] = static_cast<uint16_t>(std::signbit(x[i]) ? s - l : s + l);
+    }
+    if (!elias_) {
+      packCodes(std::span<const uint16_t>(codes, len), bits_,
+                payload.subspan(block * packedBytes(kPackChunk, bits_), packedBytes(len, bits_)));
+      continue;
+    }
+    for (size_t i = 0; i < len; ++i) {
+      const int signedLevel = static_cast<int>(codes[i]) - s;
+      const uint32_t l = static_cast<uint32_t>(std::abs(signedLevel));
+      putGamma(eliasWriter, l + 1);
+      if (l > 0) eliasWriter.put(signedLevel < 0 ? 1 : 0, 1);
+    }
+  }
+  if (elias_) eliasWriter.flush();
+  ++state.step;
+  return packet;
+}
+
+void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const {
+  ByteReader reader(packet);
+  const size_t n = output.size();
+  PacketHeader header = readPacketHeader(reader, PacketKind::kQsgd, n);
+  TETRAD_CHECK((header.flags & ~kEliasFlag) == 0, ProtocolError,
+               "qsgd packet: unknown flags {:#x}", header.flags);
+  const bool elias = (header.flags & kEliasFlag) != 0;
+  TETRAD_CHECK(elias == elias_, ProtocolError, "qsgd packet: {} coding where {} was expected",
+               elias ? "Elias" : "fixed-width", elias_ ? "Elias" : "fixed-width");
+  const float norm = reader.get<float>("qsgd norm");
+  const uint32_t s = reader.get<uint32_t>("qsgd levels");
+  TETRAD_CHECK(s == static_cast<uint32_t>(levels_), ProtocolError,
+               "qsgd packet: {} levels where {} were expected", s, levels_);
+  const float unit = norm / static_cast<float>(s);
+  const int maxCode = 2 * levels_;
+
+  if (elias) {
+    ConstBytes stream = reader.getBytes(reader.remaining(), "qsgd Elias stream");
+    BitReader bits(stream);
+    float* out = output.data();
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t l = getGamma(bits) - 1;
+      TETRAD_CHECK(l <= s, ProtocolError, "qsgd packet: level {} above {} at element {}", l, s,
+                   i);
+      const float value = unit * static_cast<float>(l);
+      out[i] += (l > 0 && bits.bit()) ? -value : value;
+    }
+    TETRAD_CHECK(bits.bytesUsed() == stream.size(), ProtocolError,
+                 "qsgd packet: {} trailing bytes after the Elias stream",
+                 stream.size() - bits.bytesUsed());
+    return;
+  }
+
+  ConstBytes payload = reader.getBytes(packedBytes(n, bits_), "qsgd codes");
+  reader.expectEnd("qsgd packet");
+  uint16_t codes[kPackChunk];
+  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
+    const size_t len = std::min(kPackChunk, n - start);
+    unpackCodes(payload.subspan(block * packedBytes(kPackChunk, bits_), packedBytes(len, bits_)),
+                bits_, std::span<uint16_t>(codes, len));
+    int largest = 0;
+    for (size_t i = 0; i < len; ++i) largest = std::max(largest, static_cast<int>(codes[i]));
+    TETRAD_CHECK(largest <= maxCode, ProtocolError,
+                 "qsgd packet: code {} above {} in elements [{}, {})", largest, maxCode, start,
+                 start + len);
+    float* out = output.data() + start;
+    for (size_t i = 0; i < len; ++i) {
+      out[i] += unit * static_cast<float>(static_cast<int>(codes[i]) - levels_);
+    }
+  }
+}
+
+double QsgdCompressor::bitsPerElement(size_t count) const {
+  if (count == 0) return 0.0;
+  return 8.0 * static_cast<double>(kPacketHeaderBytes + 8 + packedBytes(count, bits_)) /
+         static_cast<double>(count);
+}
+
+CompressorPtr makeQsgd(const CompressorParams& params) {
+  params.expectParamCount(1, 2);
+  const int64_t levels = params.integer(0, "levels", 1, kQsgdMaxLevels);
+  params.expectKnown(1, {"elias"});
+  return std::make_unique<QsgdCompressor>(static_cast<int>(levels), params.hasFlag("elias", 1));
+}
+
+}  // namespace tetrad

@@ -1,0 +1,90 @@
+// signSGD with majority vote (see sign.h).
+//
+// Packet: header, float scale, sign bits (bit_packing.h). Encode: one pass.
+// Majority vote: ring all-gather of p packets of n/8 bytes, so
+//   T = (p-1)·(α + β·(n/8 + 20))  plus O(p·n) local vote counting.
+#include "tetrad/compress/sign.h"
+
+#include <cmath>
+#include <vector>
+
+#include "tetrad/collectives/allgather.h"
+#include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/vector_math.h"
+
+namespace tetrad {
+
+Packet encodeSignPacket(PacketKind kind, std::span<const float> values, float scale) {
+  Packet packet;
+  const size_t n = values.size();
+  packet.bytes.reserve(kPacketHeaderBytes + 4 + packedBytes(n, 1));
+  ByteWriter writer(packet.bytes);
+  writePacketHeader(writer, kind, n);
+  writer.put<float>(scale);
+  packSignBits(values, writer.grow(packedBytes(n, 1)));
+  return packet;
+}
+
+SignPacket parseSignPacket(PacketKind kind, ConstBytes packet, size_t count) {
+  ByteReader reader(packet);
+  PacketHeader header = readPacketHeader(reader, kind, count);
+  TETRAD_CHECK(header.flags == 0, ProtocolError, "sign packet (kind {}): unknown flags {:#x}",
+               header.kind, header.flags);
+  SignPacket result;
+  result.scale = reader.get<float>("sign scale");
+  result.bits = reader.getBytes(packedBytes(count, 1), "sign bits");
+  reader.expectEnd("sign packet");
+  return result;
+}
+
+double signPacketBits(size_t count) {
+  if (count == 0) return 0.0;
+  return 8.0 * static_cast<double>(kPacketHeaderBytes + 4 + packedBytes(count, 1)) /
+         static_cast<double>(count);
+}
+
+Packet SignCompressor::encode(std::span<const float> input, CompressorState& state) const {
+  const double l1 = vmath::sumAbs(input);
+  const float scale = input.empty() ? 0.0f : static_cast<float>(l1 / input.size());
+  ++state.step;
+  return encodeSignPacket(PacketKind::kSign, input, scale);
+}
+
+void SignCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const {
+  SignPacket parsed = parseSignPacket(PacketKind::kSign, packet, output.size());
+  addSignValues(parsed.bits, parsed.scale, -parsed.scale, output);
+}
+
+double SignCompressor::bitsPerElement(size_t count) const { return signPacketBits(count); }
+
+void SignCompressor::aggregateCustom(Transport& transport, std::span<float> gradient,
+                                     CompressorState& state, Tag tag) const {
+  Packet mine = encode(gradient, state);
+  std::vector<ByteBuffer> packets = allgatherBytes(transport, mine.bytes, CollectiveOptions{tag});
+  if (!transport.carriesPayload()) return;  // payload-free simulation: no data to vote on
+  const size_t n = gradient.size();
+  // votes[i] = Σ_r ±1; exact in float for any realistic world size (< 2^24).
+  std::vector<float> votes(n, 0.0f);
+  double scaleSum = 0;
+  for (size_t r = 0; r < packets.size(); ++r) {
+    SignPacket parsed = parseSignPacket(PacketKind::kSign, packets[r], n);
+    TETRAD_CHECK(std::isfinite(parsed.scale), ProtocolError,
+                 "sign majority vote: rank {} sent a non-finite scale (rank {}, {} elements)", r,
+                 transport.rank(), n);
+    scaleSum += parsed.scale;
+    addSignValues(parsed.bits, 1.0f, -1.0f, votes);
+  }
+  const float total = static_cast<float>(scaleSum);
+  float* g = gradient.data();
+  for (size_t i = 0; i < n; ++i) {
+    const float v = votes[i];
+    g[i] = v > 0 ? total : (v < 0 ? -total : 0.0f);
+  }
+}
+
+CompressorPtr makeSign(const CompressorParams& params) {
+  params.expectParamCount(0, 0);
+  return std::make_unique<SignCompressor>();
+}
+
+}  // namespace tetrad

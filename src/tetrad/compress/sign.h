@@ -1,0 +1,47 @@
+// `sign`: signSGD with majority vote (Bernstein, Wang, Azizzadenesheli,
+// Anandkumar, "signSGD: Compressed Optimisation for Non-Convex Problems",
+// ICML 2018; "signSGD with Majority Vote is Communication Efficient and Fault
+// Tolerant", ICLR 2019).
+//
+// A packet is the sign bit of every element plus one float scale, the mean
+// magnitude ‖x‖₁/d of the local tensor; decoding one packet gives
+// scale·sign(x). Aggregation is custom (majority vote): every rank
+// all-gathers the 1-bit packets, counts the votes per element and takes the
+// sign of the sum of signs (ties give 0). So that aggregate()'s average is
+// "mean scale × majority sign", aggregateCustom() leaves the sum
+// Σ_r scale_r · sign(Σ_r sign_r(x)) in the gradient.
+//
+// 1 bit per element (+ 32 bits of scale); biased; no error feedback (EF on a
+// sign compressor is `efsign`). Stateless object; const-callable.
+#pragma once
+
+#include "tetrad/compress/compressor.h"
+#include "tetrad/compress/spec.h"
+
+namespace tetrad {
+
+class SignCompressor final : public Compressor {
+ public:
+  std::string spec() const override { return "sign"; }
+  Aggregation aggregation() const override { return Aggregation::kCustom; }
+  Packet encode(std::span<const float> input, CompressorState& state) const override;
+  void decodeAdd(ConstBytes packet, std::span<float> output) const override;
+  double bitsPerElement(size_t count) const override;
+  // Majority vote over an all-gather of 1-bit packets (header comment).
+  void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
+                       Tag tag) const override;
+};
+
+CompressorPtr makeSign(const CompressorParams& params);
+
+// Shared by `sign` and `efsign`: the packet of `values` with scale `scale`,
+// and its parser (returns the scale and the sign bits, validated).
+Packet encodeSignPacket(PacketKind kind, std::span<const float> values, float scale);
+struct SignPacket {
+  float scale = 0;
+  ConstBytes bits;
+};
+SignPacket parseSignPacket(PacketKind kind, ConstBytes packet, size_t count);
+double signPacketBits(size_t count);
+
+}  // namespace tetrad

@@ -1,0 +1,107 @@
+// TernGrad (see terngrad.h).
+//
+// Packet: header, float s, 2-bit codes (0: 0, 1: +s, 2: -s; 3 is invalid).
+// Cost: two passes (max, then stochastic codes; a third for σ when
+// clipping); n/4 + 20 bytes on the wire.
+#include "tetrad/compress/terngrad.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/vector_math.h"
+
+namespace tetrad {
+namespace {
+constexpr unsigned kBits = 2;
+}
+
+std::string TernGradCompressor::spec() const {
+  return clipSigmas_ > 0 ? fmt::format("terngrad:clip={}", clipSigmas_) : "terngrad";
+}
+
+Packet TernGradCompressor::encode(std::span<const float> input, CompressorState& state) const {
+  const size_t n = input.size();
+  float limit = vmath::maxAbs(input);
+  if (clipSigmas_ > 0 && n > 0) {
+    const double mean = vmath::sum(input) / static_cast<double>(n);
+    const double meanSquare = vmath::sumSquares(input) / static_cast<double>(n);
+    const double sigma = std::sqrt(std::max(0.0, meanSquare - mean * mean));
+    limit = std::min(limit, static_cast<float>(clipSigmas_ * sigma));
+  }
+  // A non-finite tensor gives a NaN scale, so the packet decodes to NaN
+  // (the failure propagates; no element is silently dropped).
+  const bool finite = std::isfinite(limit);
+  const float s = finite ? limit : std::numeric_limits<float>::quiet_NaN();
+  const float threshold = finite ? s : 0.0f;
+
+  Packet packet;
+  packet.bytes.reserve(kPacketHeaderBytes + 4 + packedBytes(n, kBits));
+  ByteWriter writer(packet.bytes);
+  writePacketHeader(writer, PacketKind::kTernGrad, n);
+  writer.put<float>(s);
+  MutableBytes payload = writer.grow(packedBytes(n, kBits));
+
+  const CounterRng rng(state.seed, state.rank, state.step,
+                       static_cast<uint64_t>(PacketKind::kTernGrad));
+  uint16_t codes[kPackChunk];
+  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
+    const size_t len = std::min(kPackChunk, n - start);
+    const CounterRng::Key key = rng.blockKey(block);
+    const float* x = input.data() + start;
+    for (size_t i = 0; i < len; ++i) {
+      const float magnitude = std::min(std::fabs(x[i]), threshold);
+      const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
+      const bool send = u * threshold < magnitude;
+      const uint16_t signCode = std::signbit(x[i]) ? 2 : 1;
+      codes[i] = send ? signCode : 0;
+    }
+    packCodes(std::span<const uint16_t>(codes, len), kBits,
+              payload.subspan(block * packedBytes(kPackChunk, kBits), packedBytes(len, kBits)));
+  }
+  ++state.step;
+  return packet;
+}
+
+void TernGradCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const {
+  ByteReader reader(packet);
+  const size_t n = output.size();
+  PacketHeader header = readPacketHeader(reader, PacketKind::kTernGrad, n);
+  TETRAD_CHECK(header.flags == 0, ProtocolError, "terngrad packet: unknown flags {:#x}",
+               header.flags);
+  const float s = reader.get<float>("terngrad scale");
+  ConstBytes payload = reader.getBytes(packedBytes(n, kBits), "terngrad codes");
+  reader.expectEnd("terngrad packet");
+  uint16_t codes[kPackChunk];
+  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
+    const size_t len = std::min(kPackChunk, n - start);
+    unpackCodes(payload.subspan(block * packedBytes(kPackChunk, kBits), packedBytes(len, kBits)),
+                kBits, std::span<uint16_t>(codes, len));
+    unsigned invalid = 0;
+    for (size_t i = 0; i < len; ++i) invalid |= codes[i] & (codes[i] >> 1);
+    TETRAD_CHECK(invalid == 0, ProtocolError,
+                 "terngrad packet: invalid ternary code 3 in elements [{}, {})", start,
+                 start + len);
+    float* out = output.data() + start;
+    for (size_t i = 0; i < len; ++i) {
+      const int c = codes[i];
+      out[i] += s * static_cast<float>((c & 1) - (c >> 1));
+    }
+  }
+}
+
+double TernGradCompressor::bitsPerElement(size_t count) const {
+  if (count == 0) return 0.0;
+  return 8.0 * static_cast<double>(kPacketHeaderBytes + 4 + packedBytes(count, kBits)) /
+         static_cast<double>(count);
+}
+
+CompressorPtr makeTernGrad(const CompressorParams& params) {
+  params.expectParamCount(0, 1);
+  params.expectKnown(0, {}, {"clip"});
+  return std::make_unique<TernGradCompressor>(params.keyNumber("clip").value_or(0.0));
+}
+
+}  // namespace tetrad

@@ -1,0 +1,111 @@
+// Vectorisable reductions over float spans used by the quantising
+// compressors (norms, maxima, sums of residual-corrected values).
+//
+// Without -ffast-math a compiler will not reorder a float sum, so these
+// kernels keep kLanes independent partial sums (which it turns into one SIMD
+// register) and flush them into a double every kRngBlock elements, which
+// also bounds the rounding error on tensors of many millions of elements.
+//
+// Header-only pure functions; thread-safe.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <span>
+
+namespace tetrad::vmath {
+
+constexpr size_t kLanes = 16;
+constexpr size_t kFlush = 4096;
+
+// Sum over i of f(x[i]) in double, with float partial sums in SIMD lanes.
+template <typename F>
+double sumOf(std::span<const float> x, F f) {
+  const size_t n = x.size();
+  const float* p = x.data();
+  double total = 0;
+  for (size_t start = 0; start < n; start += kFlush) {
+    const size_t end = std::min(n, start + kFlush);
+    float lanes[kLanes] = {};
+    size_t i = start;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (size_t j = 0; j < kLanes; ++j) lanes[j] += f(p[i + j]);
+    }
+    for (; i < end; ++i) lanes[0] += f(p[i]);
+    float sum = 0;
+    for (size_t j = 0; j < kLanes; ++j) sum += lanes[j];
+    total += sum;
+  }
+  return total;
+}
+
+inline double sumAbs(std::span<const float> x) {
+  return sumOf(x, [](float v) { return std::fabs(v); });
+}
+inline double sumSquares(std::span<const float> x) {
+  return sumOf(x, [](float v) { return v * v; });
+}
+inline double sum(std::span<const float> x) {
+  return sumOf(x, [](float v) { return v; });
+}
+
+// max |x[i]|, or NaN when some x[i] is NaN.
+inline float maxAbs(std::span<const float> x) {
+  const size_t n = x.size();
+  const float* p = x.data();
+  float lanes[kLanes] = {};
+  unsigned nan[kLanes] = {};
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (size_t j = 0; j < kLanes; ++j) {
+      float a = std::fabs(p[i + j]);
+      lanes[j] = a > lanes[j] ? a : lanes[j];
+      nan[j] |= a != a ? 1u : 0u;
+    }
+  }
+  float result = 0;
+  unsigned anyNan = 0;
+  for (; i < n; ++i) {
+    float a = std::fabs(p[i]);
+    result = a > result ? a : result;
+    anyNan |= a != a ? 1u : 0u;
+  }
+  for (size_t j = 0; j < kLanes; ++j) {
+    result = std::max(result, lanes[j]);
+    anyNan |= nan[j];
+  }
+  return anyNan ? std::numeric_limits<float>::quiet_NaN() : result;
+}
+
+// residual[i] = x[i] + residual[i]; returns sum of |new residual[i]|.
+inline double addIntoAndSumAbs(std::span<const float> x, std::span<float> residual) {
+  const size_t n = x.size();
+  const float* px = x.data();
+  float* pr = residual.data();
+  double total = 0;
+  for (size_t start = 0; start < n; start += kFlush) {
+    const size_t end = std::min(n, start + kFlush);
+    float lanes[kLanes] = {};
+    size_t i = start;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (size_t j = 0; j < kLanes; ++j) {
+        float v = px[i + j] + pr[i + j];
+        pr[i + j] = v;
+        lanes[j] += std::fabs(v);
+      }
+    }
+    for (; i < end; ++i) {
+      float v = px[i] + pr[i];
+      pr[i] = v;
+      lanes[0] += std::fabs(v);
+    }
+    float sum = 0;
+    for (size_t j = 0; j < kLanes; ++j) sum += lanes[j];
+    total += sum;
+  }
+  return total;
+}
+
+}  // namespace tetrad::vmath

@@ -1,0 +1,67 @@
+// Compute-time models: how much simulated time a rank's computation takes.
+//
+// On a simulated cluster the trainer measures each rank's forward/backward
+// and optimizer step (wall clock, one LibTorch thread) and injects simulated
+// time with Transport::compute(). --compute chooses what is injected:
+//
+//   measured        the measured seconds (default)
+//   measured*F      measured seconds times F (F = 0.1 emulates a device 10x
+//                   faster than this CPU)
+//   fixed:DURATION  DURATION per iteration (e.g. fixed:50ms), whatever the
+//                   measurement; charged before the gradient exchange
+//   flops:GFLOPS    the model's FLOPs (3x the forward pass, per sample, times
+//                   the batch) divided by GFLOPS x 1e9
+//
+// Then, per rank: --straggler RANK:FACTOR multiplies that rank's time by
+// FACTOR (repeatable), and --compute-noise SIGMA multiplies every charge by a
+// mean-one lognormal factor exp(SIGMA z - SIGMA^2 / 2), seeded by --seed and
+// the rank. On MPI computation takes real time and only `measured` (with no
+// stragglers or noise) is accepted.
+//
+// Thread-safety: a ComputeTimer belongs to one rank.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+namespace tetrad::train {
+
+struct ComputeSpec {
+  enum class Kind { kMeasured, kFixed, kFlops } kind = Kind::kMeasured;
+  double scale = 1;     // measured only
+  double seconds = 0;   // fixed only
+  double gflops = 0;    // flops only
+  std::string toString() const;
+};
+
+// Throws InvalidArgument naming the rule.
+ComputeSpec parseComputeSpec(const std::string& text);
+
+struct Straggler {
+  int rank = 0;
+  double factor = 1;
+};
+// "RANK:FACTOR", FACTOR > 0. Throws InvalidArgument.
+Straggler parseStraggler(const std::string& text);
+
+class ComputeTimer {
+ public:
+  // `slowdown`: this rank's straggler factor (1 when none).
+  ComputeTimer(const ComputeSpec& spec, double slowdown, double noiseSigma, uint64_t seed,
+               int rank);
+
+  // Seconds to charge for one phase of an iteration that took `measured`
+  // seconds and `flops` floating-point operations. The fixed model charges
+  // its whole per-iteration time on the phase with `chargesFixed`.
+  double charge(double measured, double flops, bool chargesFixed);
+
+ private:
+  ComputeSpec spec_;
+  double slowdown_;
+  double noiseSigma_;
+  std::mt19937_64 rng_;
+  std::normal_distribution<double> normal_{0.0, 1.0};
+};
+
+}  // namespace tetrad::train

@@ -1,0 +1,76 @@
+#include "tetrad/train/run_recorder.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::train {
+
+RunRecorder::RunRecorder(std::string folder, bool progress)
+    : folder_(std::move(folder)), progress_(progress) {
+  std::error_code ec;
+  std::filesystem::create_directories(folder_, ec);
+  TETRAD_CHECK(!ec && std::filesystem::is_directory(folder_), InvalidArgument,
+               "cannot create the run folder '{}' ({}); pass --out DIR", folder_, ec.message());
+  std::string path = (std::filesystem::path(folder_) / "metrics.jsonl").string();
+  metrics_.open(path, std::ios::trunc);
+  TETRAD_CHECK(metrics_.good(), InvalidArgument, "cannot write '{}'", path);
+}
+
+RunRecorder::~RunRecorder() { endProgress(); }
+
+void RunRecorder::writeFile(const std::string& name, const std::string& text) {
+  std::string path = (std::filesystem::path(folder_) / name).string();
+  std::ofstream out(path, std::ios::trunc);
+  out << text << '\n';
+  out.close();
+  TETRAD_CHECK(out.good(), InvalidArgument, "cannot write '{}'", path);
+}
+
+void RunRecorder::writeConfig(const std::string& json) { writeFile("config.json", json); }
+void RunRecorder::writeSummary(const std::string& json) { writeFile("summary.json", json); }
+
+void RunRecorder::record(const MetricsRecord& r) {
+  nlohmann::ordered_json j;
+  j["kind"] = r.kind;
+  j["iteration"] = r.iteration;
+  j["epoch"] = r.epoch;
+  j["sim_time"] = r.simTime;
+  j["wall_time"] = r.wallTime;
+  j["loss"] = r.loss;
+  j["accuracy"] = r.accuracy;
+  j["lr"] = r.lr;
+  j["bytes_sent"] = r.bytesSent;
+  j["bytes_received"] = r.bytesReceived;
+  j["compute_time"] = r.computeTime;
+  j["comm_time"] = r.commTime;
+  metrics_ << j.dump() << '\n';
+  metrics_.flush();
+  TETRAD_CHECK(metrics_.good(), Error, "cannot append to {}/metrics.jsonl", folder_);
+}
+
+void RunRecorder::progress(const std::string& line, bool force) {
+  if (!progress_) return;
+  auto now = std::chrono::steady_clock::now();
+  if (!force && now - lastProgress_ < std::chrono::seconds(1)) return;
+  lastProgress_ = now;
+  // On a terminal the line rewrites itself; in a log file each is a line.
+  bool tty = isatty(fileno(stderr));
+  std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
+  std::fflush(stderr);
+  progressOpen_ = tty;
+}
+
+void RunRecorder::endProgress() {
+  if (progressOpen_) {
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+    progressOpen_ = false;
+  }
+}
+
+}  // namespace tetrad::train

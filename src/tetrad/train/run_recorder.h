@@ -1,0 +1,67 @@
+// RunRecorder: the run folder of one `tetrad train` run, written by the
+// output process only (rank 0; under SimGrid the one process).
+//
+//   config.json     the resolved configuration (train_config.h)
+//   metrics.jsonl   one JSON object per line, per logged iteration ("kind":
+//                   "train": rank 0's mean loss and accuracy on its training
+//                   batches since the previous line) and per evaluation
+//                   ("kind": "eval": loss and accuracy on the whole test set);
+//                   fields: kind, iteration, epoch, sim_time, wall_time, loss,
+//                   accuracy, lr, bytes_sent, bytes_received, compute_time,
+//                   comm_time (rank 0's totals so far; see docs/training.md)
+//   summary.json    the final summary (trainer.h)
+//
+// It also prints the throttled progress line on stderr.
+//
+// Thread-safety: used by one rank's worker only.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace tetrad::train {
+
+struct MetricsRecord {
+  std::string kind;  // "train" or "eval"
+  int64_t iteration = 0;
+  double epoch = 0;
+  double simTime = 0;   // engine clock (simulated under SimGrid, wall under MPI), training only
+  double wallTime = 0;  // wall seconds since the start, training only
+  double loss = 0;
+  double accuracy = 0;
+  double lr = 0;
+  uint64_t bytesSent = 0;
+  uint64_t bytesReceived = 0;
+  double computeTime = 0;
+  double commTime = 0;
+};
+
+class RunRecorder {
+ public:
+  // Creates `folder` (and parents); throws InvalidArgument when it cannot.
+  // `progress`: print progress lines on stderr.
+  RunRecorder(std::string folder, bool progress);
+  ~RunRecorder();
+
+  const std::string& folder() const { return folder_; }
+  void writeConfig(const std::string& json);
+  void writeSummary(const std::string& json);
+  void record(const MetricsRecord& record);
+  // Prints `line` on stderr unless one was printed less than a second ago
+  // (`force` prints anyway).
+  void progress(const std::string& line, bool force);
+  // Ends the progress line.
+  void endProgress();
+
+ private:
+  void writeFile(const std::string& name, const std::string& text);
+  std::string folder_;
+  bool progress_;
+  bool progressOpen_ = false;
+  std::ofstream metrics_;
+  std::chrono::steady_clock::time_point lastProgress_{};
+};
+
+}  // namespace tetrad::train

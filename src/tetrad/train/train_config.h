@@ -1,0 +1,86 @@
+// TrainConfig: everything one `tetrad train` run needs, as plain values
+// (no LibTorch here, so the command-line code compiles fast).
+//
+// A run is one point (sync, arch, compress, sched) of the taxonomy in
+// DESIGN.md plus a workload (model, data, optimizer) and a cluster.
+// resolveConfig() checks every value and every combination before anything
+// runs: bad values throw InvalidArgument with one line naming the flag and the
+// rule; valid requests this trainer does not implement yet (--sync ssp,
+// --arch ps, --sched wfbp, ...) throw Unsupported naming the rule — never a
+// silent fallback.
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tetrad::train {
+
+struct TrainConfig {
+  // The taxonomy point.
+  std::string sync = "bsp";
+  std::string arch = "allreduce:ring";
+  std::string compress = "none";
+  std::string sched = "none";
+  // Workload.
+  std::string model = "cnn";
+  std::string data = "fashion-mnist";
+  std::string dataDir;          // empty: the dataset's default folder
+  size_t trainSamples = 0;      // 0: the whole training set
+  size_t testSamples = 0;       // 0: the whole test set
+  std::string partition = "iid";
+  // Cluster.
+  int workers = -1;             // -1: not given (4 on the default cluster)
+  std::string cluster = "sim:10Gbps,25us";
+  double timeout = 300;         // seconds of the engine's clock, every wait
+  std::vector<std::string> simConfig;  // extra SimGrid --cfg items
+  std::string compute = "measured";
+  std::vector<std::string> stragglers;  // RANK:FACTOR
+  double computeNoise = 0;
+  int threads = 1;              // LibTorch threads per rank (MPI); 1 on sim
+  // Optimisation.
+  int epochs = 1;
+  int batchSize = 64;           // per rank
+  double lr = 0.05;
+  double momentum = 0.9;
+  double weightDecay = 5e-4;
+  double warmup = 0;            // epochs
+  std::string lrSchedule = "constant";
+  std::string lrScaling = "none";  // none | linear
+  std::string bucketSize = "auto";  // auto | BYTES (0: one bucket per tensor)
+  uint64_t seed = 1;
+  // Evaluation, logging, stopping.
+  int64_t evalEvery = 0;        // iterations; 0: at epoch ends only
+  int64_t logEvery = 0;         // iterations; 0: about 20 lines per epoch
+  int64_t maxIters = 0;         // 0: no cap
+  double targetAccuracy = 0;    // 0: none
+  std::string out;              // run folder; empty: runs/<name>
+  std::string name;             // run name; empty: derived from the config
+  bool quiet = false;           // no progress lines
+
+  // Filled by resolveConfig().
+  std::string allreduceAlgorithm;  // "ring", ...
+  bool mpi = false;
+};
+
+// Names accepted by --model (models.h builds each of them).
+const std::vector<std::string>& knownModels();
+
+// Checks and normalises `config` in place (see the header comment). Does not
+// touch the file system or the data.
+void resolveConfig(TrainConfig& config);
+
+// Bytes per gradient bucket for `compress` under --bucket-size `text`:
+// "auto" is 25 MiB of fused tensors with no compression and one bucket per
+// tensor with a compressor; 0 is one bucket per tensor.
+uint64_t bucketBytes(const std::string& text, const std::string& compress);
+
+// The resolved configuration as a JSON object (config.json).
+std::string configToJson(const TrainConfig& config, int workers);
+
+// The default run name: model-data-Nw-arch-compress-YYYYmmdd-HHMMSS.
+std::string defaultRunName(const TrainConfig& config, int workers);
+
+}  // namespace tetrad::train

@@ -1,0 +1,61 @@
+// runTraining(): one `tetrad train` run from a TrainConfig to a TrainSummary.
+//
+// It resolves the config (train_config.h), loads the data once per process
+// (before any engine starts, so a missing file is one clear error), creates
+// the run folder and config.json on the output process, launches one
+// RankTrainer per rank on the chosen engine (transport/launcher.h) and
+// collects the summary. Under SimGrid all ranks are actors of this process,
+// each with its own model replica, optimizer and compressor states; under
+// MPI this process is one rank. Only the output process (rank 0) writes
+// files and prints.
+//
+// This header has no LibTorch include (the command-line code includes it).
+//
+// Thread-safety: call from the main thread, one run at a time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tetrad/train/train_config.h"
+
+namespace tetrad::train {
+
+struct TrainSummary {
+  std::string folder;     // the run folder ("" when none was written)
+  std::string engine;     // "sim" or "mpi"
+  std::string model, data, cluster, sync, arch, compress, sched;
+  int workers = 0;
+  int64_t parameters = 0;
+  int64_t iterations = 0;
+  double epochs = 0;          // epochs completed (fractional when capped)
+  int64_t globalBatch = 0;
+  double finalAccuracy = 0;   // on the test set
+  double finalLoss = 0;
+  double targetAccuracy = 0;  // 0: none
+  double timeToTarget = -1;   // training time when first reached; -1: never
+  int64_t iterationsToTarget = -1;
+  double trainTime = 0;       // engine clock (simulated or wall), evaluation excluded
+  double wallTime = 0;        // wall seconds of the training loop, evaluation excluded
+  double throughput = 0;      // samples per second of training time
+  // Per rank: bytes sent and received, compute and communication seconds.
+  std::vector<uint64_t> bytesSent, bytesReceived;
+  std::vector<double> computeTime, commTime;
+
+  std::string toJson() const;
+  // A short human-readable block for the terminal.
+  std::string toText() const;
+};
+
+// Runs the whole training; see the header comment. Throws the typed errors of
+// core/error.h (InvalidArgument for bad flags or data, Unsupported for
+// combinations not implemented yet).
+TrainSummary runTraining(TrainConfig config);
+
+// The parameter count of `model` for `data`'s input shape, without training
+// (used by --help style listings and tests).
+int64_t countParameters(const std::string& model, int channels, int height, int width,
+                        int numClasses);
+
+}  // namespace tetrad::train

@@ -1,0 +1,69 @@
+// SimWorld: the state one simulated run shares between its ranks — the
+// in-flight messages, the start of the simulated clock, the run's mode and
+// the first error a rank threw. runSimulation (sim_world.cc) owns it; every
+// SimTransport of the run holds a reference.
+//
+// Messages: a send allocates a SimMessage (its size, and a copy of its bytes
+// unless the run is payload-free) and hands the pointer to SimGrid; the
+// receiver releases it. Messages nobody received (a timed-out send, a killed
+// rank) are freed when the world is destroyed, so none leaks.
+//
+// Thread-safety: only from the run's actors (SimGrid runs one at a time) and
+// from runSimulation before and after the engine runs.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+#include "tetrad/core/bytes.h"
+
+namespace tetrad::sim {
+
+struct SimMessage {
+  uint64_t size = 0;  // payload bytes (also the simulated size)
+  ByteBuffer bytes;   // the payload; empty in payload-free mode
+};
+
+class SimWorld {
+ public:
+  SimWorld(bool payloadFree, int ranksPerNode, double startTime);
+  ~SimWorld();
+  SimWorld(const SimWorld&) = delete;
+  SimWorld& operator=(const SimWorld&) = delete;
+
+  bool payloadFree() const { return payloadFree_; }
+  int ranksPerNode() const { return ranksPerNode_; }
+  // Engine clock at the start of this run (the clock keeps counting across
+  // engines in one process).
+  double startTime() const { return startTime_; }
+
+  // A new message holding `size` bytes (copied from `data` unless payload-free).
+  SimMessage* newMessage(ConstBytes data);
+  // Frees a received message.
+  void release(SimMessage* message);
+  size_t messagesInFlight() const { return messages_.size(); }
+  // Keeps the slot of a receive that was abandoned while SimGrid may still
+  // write a message pointer into it (freed with the world).
+  void adoptSlot(std::unique_ptr<SimMessage*> slot) { orphanSlots_.push_back(std::move(slot)); }
+
+  // Records the first error a rank threw and stops every other actor.
+  void fail(int rank, std::exception_ptr error);
+  bool failed() const { return error_ != nullptr; }
+  // Rethrows the recorded error, its message prefixed with "rank R: " (unless
+  // it already names the rank that way), keeping the tetrad error type.
+  void rethrowError() const;
+
+ private:
+  bool payloadFree_;
+  int ranksPerNode_;
+  double startTime_;
+  std::unordered_set<SimMessage*> messages_;
+  std::vector<std::unique_ptr<SimMessage*>> orphanSlots_;
+  int errorRank_ = -1;
+  std::exception_ptr error_;
+};
+
+}  // namespace tetrad::sim

@@ -1,0 +1,165 @@
+#include "reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tetrad/collectives/partition.h"
+
+namespace tetrad::testing {
+namespace {
+
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+int largestPowerOfTwo(int p) {
+  int pof2 = 1;
+  while (pof2 * 2 <= p) pof2 *= 2;
+  return pof2;
+}
+
+// Participant leaves of the non-power-of-two fold.
+std::vector<float> foldLeaves(const std::vector<float>& x) {
+  const int p = static_cast<int>(x.size());
+  const int pof2 = largestPowerOfTwo(p);
+  const int rem = p - pof2;
+  std::vector<float> leaves(static_cast<size_t>(pof2));
+  for (int v = 0; v < pof2; ++v) leaves[v] = v < rem ? x[2 * v] + x[2 * v + 1] : x[v + rem];
+  return leaves;
+}
+
+float subtreeSum(const std::vector<float>& x, int v) {
+  const int p = static_cast<int>(x.size());
+  float acc = x[v];
+  for (int mask = 1; mask < p && !(v & mask); mask <<= 1) {
+    if (v + mask < p) acc += subtreeSum(x, v + mask);
+  }
+  return acc;
+}
+
+float finish(float sum, ReduceOp op, int p) {
+  return op == ReduceOp::kAverage && p > 1 ? sum / static_cast<float>(p) : sum;
+}
+
+}  // namespace
+
+float inputValue(int rank, size_t i, uint64_t salt) {
+  const uint64_t h = mix(mix(salt * 1000003 + static_cast<uint64_t>(rank)) + i);
+  const float unit = static_cast<float>(static_cast<int64_t>(h >> 40) - (int64_t{1} << 23)) /
+                     static_cast<float>(int64_t{1} << 23);  // [-1, 1), 24-bit mantissa
+  return std::ldexp(unit, static_cast<int>(h % 9) - 4);
+}
+
+std::vector<float> inputOf(int rank, size_t n, uint64_t salt) {
+  std::vector<float> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = inputValue(rank, i, salt);
+  return values;
+}
+
+float ringOrderSum(const std::vector<float>& x, int block) {
+  const int p = static_cast<int>(x.size());
+  float acc = x[(block + 1) % p];
+  for (int k = 2; k <= p; ++k) acc += x[(block + k) % p];
+  return acc;
+}
+
+float treeOrderSum(const std::vector<float>& x) { return subtreeSum(x, 0); }
+
+float doublingOrderSum(const std::vector<float>& x) {
+  std::vector<float> cur = foldLeaves(x);
+  const int pof2 = static_cast<int>(cur.size());
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    std::vector<float> next(cur.size());
+    for (int v = 0; v < pof2; ++v) next[v] = cur[v] + cur[v ^ mask];
+    cur = next;
+  }
+  return cur[0];
+}
+
+float halvingOrderSum(const std::vector<float>& x) {
+  std::vector<float> cur = foldLeaves(x);
+  const int pof2 = static_cast<int>(cur.size());
+  for (int mask = pof2 / 2; mask >= 1; mask /= 2) {
+    std::vector<float> next(cur.size());
+    for (int v = 0; v < pof2; ++v) next[v] = cur[v] + cur[v ^ mask];
+    cur = next;
+  }
+  return cur[0];
+}
+
+float hierarchicalOrderSum(const std::vector<float>& x, int ranksPerNode, int leaderBlock) {
+  const int p = static_cast<int>(x.size());
+  const int g = std::clamp(ranksPerNode, 1, p);
+  std::vector<float> nodeSums;
+  for (int first = 0; first < p; first += g) {
+    std::vector<float> node(x.begin() + first, x.begin() + std::min(first + g, p));
+    nodeSums.push_back(treeOrderSum(node));
+  }
+  return ringOrderSum(nodeSums, leaderBlock);
+}
+
+std::vector<float> expectedAllreduce(AllreduceAlgorithm algorithm, int p, int ranksPerNode,
+                                     size_t n, ReduceOp op, uint64_t salt) {
+  std::vector<std::vector<float>> inputs;
+  for (int r = 0; r < p; ++r) inputs.push_back(inputOf(r, n, salt));
+  const int g = std::clamp(ranksPerNode, 1, p);
+  const int nodes = (p + g - 1) / g;
+  std::vector<float> x(static_cast<size_t>(p));
+  std::vector<float> out(n);
+  int block = 0;
+  int leaderBlock = 0;
+  for (size_t i = 0; i < n; ++i) {
+    for (int r = 0; r < p; ++r) x[r] = inputs[r][i];
+    while (blockRange(n, p, block).end() <= i) ++block;
+    while (blockRange(n, nodes, leaderBlock).end() <= i) ++leaderBlock;
+    float sum = 0;
+    switch (algorithm) {
+      case AllreduceAlgorithm::kRing: sum = ringOrderSum(x, block); break;
+      case AllreduceAlgorithm::kTree: sum = treeOrderSum(x); break;
+      case AllreduceAlgorithm::kRecursiveDoubling: sum = doublingOrderSum(x); break;
+      case AllreduceAlgorithm::kRabenseifner: sum = halvingOrderSum(x); break;
+      case AllreduceAlgorithm::kHierarchical:
+        sum = hierarchicalOrderSum(x, ranksPerNode, leaderBlock);
+        break;
+      case AllreduceAlgorithm::kNative:
+        for (float value : x) sum += value;
+        break;
+    }
+    out[i] = finish(sum, op, p);
+  }
+  return out;
+}
+
+std::vector<float> expectedReduceScatter(ReduceScatterAlgorithm algorithm, int p, int rank,
+                                         size_t n, ReduceOp op, uint64_t salt) {
+  const BlockRange mine = blockRange(n, p, rank);
+  std::vector<std::vector<float>> inputs;
+  for (int r = 0; r < p; ++r) inputs.push_back(inputOf(r, n, salt));
+  std::vector<float> x(static_cast<size_t>(p));
+  std::vector<float> out(mine.count);
+  for (size_t k = 0; k < mine.count; ++k) {
+    for (int r = 0; r < p; ++r) x[r] = inputs[r][mine.offset + k];
+    const float sum = algorithm == ReduceScatterAlgorithm::kRing ? ringOrderSum(x, rank)
+                                                                  : halvingOrderSum(x);
+    out[k] = finish(sum, op, p);
+  }
+  return out;
+}
+
+void exactSum(int p, size_t n, uint64_t salt, std::vector<double>& sum,
+              std::vector<double>& magnitude) {
+  sum.assign(n, 0.0);
+  magnitude.assign(n, 0.0);
+  for (int r = 0; r < p; ++r) {
+    for (size_t i = 0; i < n; ++i) {
+      const double value = inputValue(r, i, salt);
+      sum[i] += value;
+      magnitude[i] += std::abs(value);
+    }
+  }
+}
+
+}  // namespace tetrad::testing

@@ -1,0 +1,94 @@
+// Registry: spec grammar, canonical specs, and one-line errors for bad specs.
+#include "tetrad/compress/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "quant_test_util.h"
+
+namespace tetrad {
+namespace {
+
+std::string errorOf(const std::string& spec) {
+  try {
+    makeCompressor(spec);
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Registry, ParsesTheGrammar) {
+  CompressorParams p = parseCompressorSpec("qsgd:16:elias,ef");
+  EXPECT_EQ(p.name, "qsgd");
+  EXPECT_EQ(p.params, (std::vector<std::string>{"16", "elias"}));
+  EXPECT_TRUE(p.errorFeedback);
+  EXPECT_EQ(p.spec, "qsgd:16:elias,ef");
+  CompressorParams q = parseCompressorSpec("none");
+  EXPECT_TRUE(q.params.empty());
+  EXPECT_FALSE(q.errorFeedback);
+}
+
+TEST(Registry, CanonicalSpecsRoundTrip) {
+  for (const std::string& spec : testing::allSpecs()) {
+    CompressorPtr c = makeCompressor(spec);
+    ASSERT_NE(c, nullptr) << spec;
+    EXPECT_EQ(makeCompressor(c->spec())->spec(), c->spec()) << spec;
+  }
+  for (const std::string& spec : testing::quantSpecs()) {
+    EXPECT_EQ(makeCompressor(spec)->spec(), spec);
+    if (spec != "onebit" && spec != "onebit:col" && spec != "efsign") {
+      EXPECT_EQ(makeCompressor(spec + ",ef")->spec(), spec + ",ef");
+    }
+  }
+}
+
+TEST(Registry, ListsEveryCompressorOnce) {
+  std::set<std::string> names;
+  for (const CompressorInfo& info : registeredCompressors()) {
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_FALSE(info.summary.empty()) << info.name;
+    EXPECT_EQ(parseCompressorSpec(info.example).name, info.name);
+    EXPECT_NO_THROW(makeCompressor(info.example)) << info.example;
+  }
+  for (const char* name : {"none", "fp16", "bf16", "onebit", "sign", "efsign", "terngrad",
+                           "qsgd", "natural"}) {
+    EXPECT_TRUE(names.count(name)) << name;
+  }
+}
+
+TEST(Registry, BadSpecsAreOneLineInvalidArguments) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "empty compressor name"},
+      {"nope", "unknown compressor 'nope'"},
+      {"none:", "empty parameter"},
+      {":3", "empty compressor name"},
+      {"none,xx", "the only suffix is ',ef'"},
+      {"fp16:3", "takes 0 parameter"},
+      {"qsgd", "takes 1 to 2 parameters"},
+      {"qsgd:0", "levels must be an integer in [1, 32767], got '0'"},
+      {"qsgd:40000", "levels must be an integer in [1, 32767]"},
+      {"qsgd:abc", "levels must be an integer"},
+      {"qsgd:1.5", "levels must be an integer"},
+      {"qsgd:16:foo", "unknown parameter 'foo' for 'qsgd'"},
+      {"onebit:row", "unknown parameter 'row'"},
+      {"onebit,ef", "'onebit' has error feedback built in; drop ',ef'"},
+      {"efsign,ef", "'efsign' has error feedback built in"},
+      {"terngrad:clip=-1", "clip must be a number > 0, got '-1'"},
+      {"terngrad:clip=x", "clip must be a number > 0"},
+      {"terngrad:foo", "unknown parameter 'foo'"},
+      {"topk:0", "ratio must be in (0, 1]"},
+  };
+  for (const auto& [spec, expected] : cases) {
+    std::string message = errorOf(spec);
+    EXPECT_NE(message.find("invalid compressor '" + spec + "'"), std::string::npos)
+        << spec << " -> " << message;
+    EXPECT_NE(message.find(expected), std::string::npos) << spec << " -> " << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << spec;
+  }
+  EXPECT_EQ(errorOf("topk:0"), "invalid compressor 'topk:0': ratio must be in (0, 1], got '0'");
+}
+
+}  // namespace
+}  // namespace tetrad

@@ -1,0 +1,164 @@
+// Config resolution, learning-rate schedules and compute-time models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tetrad/core/error.h"
+#include "tetrad/train/compute_model.h"
+#include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/train_config.h"
+
+namespace tetrad::train {
+namespace {
+
+template <typename E, typename F>
+std::string errorOf(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "(expected error not thrown)";
+}
+
+std::string resolveError(void (*edit)(TrainConfig&)) {
+  TrainConfig c;
+  edit(c);
+  return errorOf<InvalidArgument>([&] { resolveConfig(c); });
+}
+std::string unsupportedError(void (*edit)(TrainConfig&)) {
+  TrainConfig c;
+  edit(c);
+  return errorOf<Unsupported>([&] { resolveConfig(c); });
+}
+
+TEST(TrainConfig, DefaultsResolve) {
+  TrainConfig c;
+  resolveConfig(c);
+  EXPECT_EQ(c.allreduceAlgorithm, "ring");
+  EXPECT_FALSE(c.mpi);
+  auto j = nlohmann::json::parse(configToJson(c, 4));
+  EXPECT_EQ(j["arch"], "allreduce:ring");
+  EXPECT_EQ(j["global_batch_size"], 256);
+  EXPECT_EQ(j["workers"], 4);
+}
+
+TEST(TrainConfig, EveryAllreduceAlgorithmIsAccepted) {
+  for (const char* algo : {"ring", "rd", "rabenseifner", "tree", "hierarchical"}) {
+    TrainConfig c;
+    c.arch = std::string("allreduce:") + algo;
+    EXPECT_NO_THROW(resolveConfig(c)) << algo;
+  }
+  TrainConfig native;
+  native.arch = "allreduce:native";
+  EXPECT_THROW(resolveConfig(native), Unsupported);  // simulated cluster
+  native.cluster = "mpi";
+  EXPECT_NO_THROW(resolveConfig(native));
+}
+
+TEST(TrainConfig, BadValuesAreClearErrors) {
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.model = "vgg99"; }).find("unknown --model 'vgg99'"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.compress = "topk:0"; }).find("(0, 1]"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.compress = "topk:1.5"; }).find("(0, 1]"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.workers = 0; }).find("invalid --workers 0"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.data = "imagenet"; }).find("unknown --data"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.batchSize = 0; }).find("--batch-size"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.momentum = 1; }).find("--momentum"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.arch = "allreduce:magic"; }).find("magic"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.cluster = "cloud"; }).find("cloud"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.lrSchedule = "linear"; }).find("--lr-schedule"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.compute = "fast"; }).find("--compute"),
+            std::string::npos);
+  EXPECT_NE(
+      resolveError([](TrainConfig& c) { c.workers = 2, c.stragglers = {"2:3"}; }).find("rank 2"),
+      std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "bulk"; }).find("--sync"),
+            std::string::npos);
+}
+
+TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
+  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sync = "ssp:3"; }).find("not yet supported"),
+            std::string::npos);
+  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sync = "asp"; }).find("--sync asp"),
+            std::string::npos);
+  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sync = "local:8"; }).find("only bsp"),
+            std::string::npos);
+  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.arch = "ps:2"; }).find("--arch ps:2"),
+            std::string::npos);
+  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.arch = "gossip:ring"; }).find("gossip"),
+            std::string::npos);
+  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sched = "wfbp"; }).find("--sched wfbp"),
+            std::string::npos);
+  EXPECT_NE(unsupportedError([](TrainConfig& c) {
+              c.cluster = "mpi";
+              c.compute = "fixed:10ms";
+            }).find("simulated"),
+            std::string::npos);
+}
+
+TEST(TrainConfig, BucketSizes) {
+  EXPECT_EQ(bucketBytes("auto", "none"), 25u << 20);
+  EXPECT_EQ(bucketBytes("auto", "topk:0.01,ef"), 0u);
+  EXPECT_EQ(bucketBytes("4MiB", "none"), 4u << 20);
+  EXPECT_THROW(bucketBytes("big", "none"), InvalidArgument);
+}
+
+TEST(LrSchedule, WarmupStepAndCosine) {
+  LrSchedule constant(parseLrSchedule("constant"), 0.1, 0, 10, 100);
+  EXPECT_DOUBLE_EQ(constant.at(57), 0.1);
+  LrSchedule warm(parseLrSchedule("constant"), 0.4, 0.5, 10, 100);  // 5 warm-up steps
+  EXPECT_DOUBLE_EQ(warm.at(0), 0.08);
+  EXPECT_DOUBLE_EQ(warm.at(4), 0.4);
+  EXPECT_DOUBLE_EQ(warm.at(5), 0.4);
+  LrSchedule step(parseLrSchedule("step:2,4:0.5"), 1.0, 0, 10, 100);
+  EXPECT_DOUBLE_EQ(step.at(19), 1.0);
+  EXPECT_DOUBLE_EQ(step.at(20), 0.5);
+  EXPECT_DOUBLE_EQ(step.at(45), 0.25);
+  EXPECT_EQ(parseLrSchedule("step:3").gamma, 0.1);
+  LrSchedule cosine(parseLrSchedule("cosine"), 1.0, 0, 10, 101);
+  EXPECT_DOUBLE_EQ(cosine.at(0), 1.0);
+  EXPECT_NEAR(cosine.at(50), 0.5, 1e-12);
+  EXPECT_NEAR(cosine.at(100), 0.0, 1e-12);
+  EXPECT_THROW(parseLrSchedule("step:4,2"), InvalidArgument);
+  EXPECT_THROW(parseLrSchedule("step:2:0"), InvalidArgument);
+}
+
+TEST(ComputeModel, ParsesAndCharges) {
+  ComputeTimer measured(parseComputeSpec("measured"), 1, 0, 1, 0);
+  EXPECT_DOUBLE_EQ(measured.charge(0.02, 1e9, true), 0.02);
+  ComputeTimer scaled(parseComputeSpec("measured*0.25"), 2, 0, 1, 0);  // straggler x2
+  EXPECT_DOUBLE_EQ(scaled.charge(0.02, 1e9, true), 0.01);
+  ComputeTimer fixed(parseComputeSpec("fixed:50ms"), 1, 0, 1, 0);
+  EXPECT_DOUBLE_EQ(fixed.charge(0.02, 1e9, true), 0.05);
+  EXPECT_DOUBLE_EQ(fixed.charge(0.02, 1e9, false), 0.0);
+  ComputeTimer flops(parseComputeSpec("flops:100"), 1, 0, 1, 0);
+  EXPECT_DOUBLE_EQ(flops.charge(0.02, 5e9, true), 0.05);
+  // Lognormal noise: mean one, not constant.
+  ComputeTimer noisy(parseComputeSpec("fixed:1s"), 1, 0.3, 1, 2);
+  double sum = 0, first = noisy.charge(0, 0, true), differs = 0;
+  for (int i = 0; i < 20000; ++i) {
+    double v = noisy.charge(0, 0, true);
+    sum += v;
+    differs += v != first;
+  }
+  EXPECT_NEAR(sum / 20000, 1.0, 0.02);
+  EXPECT_GT(differs, 19000);
+  EXPECT_THROW(parseComputeSpec("measured*0"), InvalidArgument);
+  EXPECT_THROW(parseComputeSpec("flops:-1"), InvalidArgument);
+  EXPECT_THROW(parseStraggler("3"), InvalidArgument);
+  EXPECT_EQ(parseStraggler("3:2.5").rank, 3);
+}
+
+}  // namespace
+}  // namespace tetrad::train

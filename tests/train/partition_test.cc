@@ -1,0 +1,109 @@
+// Partitioning: iid strided shards reproduce the single-worker batches;
+// Dirichlet shards are disjoint, complete, deterministic and skewed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "tetrad/core/error.h"
+#include "tetrad/train/partition.h"
+
+namespace tetrad::train {
+namespace {
+
+std::vector<uint8_t> labels(size_t n) {
+  std::vector<uint8_t> l(n);
+  for (size_t i = 0; i < n; ++i) l[i] = uint8_t((i * 31 + i / 7) % 10);
+  return l;
+}
+
+TEST(Partition, IidStepsOfNRanksCoverTheOneRankStep) {
+  const size_t n = 1003;
+  const int workers = 4, batch = 8;
+  auto l = labels(n);
+  int64_t steps = stepsPerEpoch(n, workers, batch);
+  EXPECT_EQ(steps, int64_t(n / (workers * batch)));
+  EXPECT_EQ(stepsPerEpoch(n, 1, workers * batch), steps);
+  for (int64_t epoch : {0, 3}) {
+    ShardSampler single(l, 10, 0, 1, {}, 42);
+    std::vector<int64_t> one = single.epochOrder(epoch, size_t(steps) * workers * batch);
+    std::vector<std::vector<int64_t>> ranks;
+    for (int r = 0; r < workers; ++r) {
+      ranks.push_back(ShardSampler(l, 10, r, workers, {}, 42).epochOrder(epoch, steps * batch));
+    }
+    for (int64_t s = 0; s < steps; ++s) {
+      std::multiset<int64_t> expected(one.begin() + s * workers * batch,
+                                      one.begin() + (s + 1) * workers * batch);
+      std::multiset<int64_t> got;
+      for (auto& order : ranks) got.insert(order.begin() + s * batch, order.begin() + (s + 1) * batch);
+      ASSERT_EQ(got, expected) << "epoch " << epoch << " step " << s;
+    }
+  }
+}
+
+TEST(Partition, IidOrderDependsOnSeedAndEpoch) {
+  auto l = labels(200);
+  ShardSampler a(l, 10, 1, 2, {}, 1), b(l, 10, 1, 2, {}, 1), c(l, 10, 1, 2, {}, 2);
+  EXPECT_EQ(a.epochOrder(0, 100), b.epochOrder(0, 100));
+  EXPECT_NE(a.epochOrder(0, 100), c.epochOrder(0, 100));
+  EXPECT_NE(a.epochOrder(0, 100), a.epochOrder(1, 100));
+  EXPECT_EQ(a.shardSize(), 100u);
+  EXPECT_THROW(a.epochOrder(0, 101), InvalidArgument);
+}
+
+TEST(Partition, DirichletShardsAreDisjointCompleteAndDeterministic) {
+  auto l = labels(5000);
+  auto shards = dirichletPartition(l, 10, 5, 0.5, 9);
+  EXPECT_EQ(shards, dirichletPartition(l, 10, 5, 0.5, 9));
+  EXPECT_NE(shards, dirichletPartition(l, 10, 5, 0.5, 10));
+  std::vector<int64_t> all;
+  for (auto& s : shards) all.insert(all.end(), s.begin(), s.end());
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(all.size(), l.size());
+  for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], int64_t(i));
+}
+
+// Mean over ranks of the largest class share: about 0.1 when iid, near 1 for
+// tiny alpha.
+double skew(const std::vector<std::vector<int64_t>>& shards, const std::vector<uint8_t>& l) {
+  double total = 0;
+  for (auto& s : shards) {
+    std::vector<int> counts(10);
+    for (int64_t i : s) counts[l[i]]++;
+    total += double(*std::max_element(counts.begin(), counts.end())) / double(s.size());
+  }
+  return total / double(shards.size());
+}
+
+TEST(Partition, SmallAlphaIsNonIid) {
+  auto l = labels(10000);
+  double lowAlpha = skew(dirichletPartition(l, 10, 4, 0.05, 3), l);
+  double highAlpha = skew(dirichletPartition(l, 10, 4, 1000, 3), l);
+  EXPECT_GT(lowAlpha, 0.5);
+  EXPECT_LT(highAlpha, 0.15);
+}
+
+TEST(Partition, DirichletSamplerCyclesItsShard) {
+  auto l = labels(1000);
+  PartitionSpec spec = parsePartition("dirichlet:0.3");
+  ShardSampler sampler(l, 10, 2, 4, spec, 5);
+  size_t shard = sampler.shardSize();
+  std::vector<int64_t> order = sampler.epochOrder(0, 3 * shard + 1);
+  EXPECT_GE(order.size(), 3 * shard + 1);
+  std::set<int64_t> distinct(order.begin(), order.end());
+  EXPECT_EQ(distinct.size(), shard);
+  EXPECT_EQ(order, ShardSampler(l, 10, 2, 4, spec, 5).epochOrder(0, 3 * shard + 1));
+}
+
+TEST(Partition, BadSpecsAndSizesAreErrors) {
+  EXPECT_THROW(parsePartition("dirichlet:0"), InvalidArgument);
+  EXPECT_THROW(parsePartition("dirichlet:x"), InvalidArgument);
+  EXPECT_THROW(parsePartition("random"), InvalidArgument);
+  EXPECT_EQ(parsePartition("dirichlet:0.5").toString(), "dirichlet:0.5");
+  EXPECT_THROW(stepsPerEpoch(100, 4, 32), InvalidArgument);
+  // Three samples cannot cover eight ranks.
+  EXPECT_THROW(dirichletPartition(labels(3), 10, 8, 0.1, 1), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace tetrad::train

@@ -1,0 +1,69 @@
+#include "train_test_util.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "tetrad/train/rank_trainer.h"
+#include "tetrad/train/synthetic.h"
+
+namespace tetrad::train::testing {
+
+std::string makeTempDir(const std::string& name) {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                              ("tetrad-train-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+DataSplits smallSynthetic(size_t trainSamples, size_t testSamples, uint64_t seed) {
+  SyntheticOptions options;
+  options.trainSamples = trainSamples;
+  options.testSamples = testSamples;
+  options.seed = seed;
+  DataSplits splits = makeSynthetic(options);
+  splits.name = "synthetic";
+  computeNormalization(splits);
+  return splits;
+}
+
+TrainConfig equivalenceConfig(const std::string& model, int batch, int64_t iterations,
+                              const std::string& algorithm) {
+  TrainConfig c;
+  c.model = model;
+  c.data = "synthetic";
+  c.batchSize = batch;
+  c.maxIters = iterations;
+  c.epochs = 100;
+  c.lr = 0.05;
+  c.momentum = 0.9;
+  c.weightDecay = 1e-3;
+  c.warmup = 0;
+  c.arch = "allreduce:" + algorithm;
+  c.cluster = "sim:10Gbps,25us";
+  c.quiet = true;
+  c.seed = 11;
+  resolveConfig(c);
+  return c;
+}
+
+std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
+                             Transport& transport) {
+  RankTrainer trainer(config, data, transport, nullptr);
+  return trainer.run(/*keepParameters=*/true).parameters;
+}
+
+double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size() || a.empty()) return std::numeric_limits<double>::infinity();
+  double scale = 0, diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    scale = std::max(scale, double(std::fabs(b[i])));
+    diff = std::max(diff, double(std::fabs(a[i] - b[i])));
+  }
+  return diff / (1 + scale);
+}
+
+}  // namespace tetrad::train::testing

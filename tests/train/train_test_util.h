@@ -1,0 +1,31 @@
+// Helpers shared by the training tests (in-process and under mpirun).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tetrad/train/dataset.h"
+#include "tetrad/train/train_config.h"
+#include "tetrad/transport/transport.h"
+
+namespace tetrad::train::testing {
+
+// A fresh empty folder under the system temp dir.
+std::string makeTempDir(const std::string& name);
+
+// Small seeded synthetic data (28x28, 10 classes).
+DataSplits smallSynthetic(size_t trainSamples, size_t testSamples, uint64_t seed = 7);
+
+// A resolved config for the BSP equivalence checks: `model`, per-rank batch
+// `batch`, `iterations` steps, momentum and weight decay on, no compression.
+TrainConfig equivalenceConfig(const std::string& model, int batch, int64_t iterations,
+                              const std::string& algorithm = "ring");
+
+// Runs the trainer on this rank; returns its final flat parameters.
+std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
+                             Transport& transport);
+
+// max |a - b| / (1 + max |b|); +inf when the sizes differ.
+double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b);
+
+}  // namespace tetrad::train::testing
