@@ -162,7 +162,15 @@ TEST_P(AggregateSim, GlobalTopKEqualsTheTreeMergeDefinition) {
   const int p = GetParam();
   const double ratio = 0.02;
   const size_t k = keptCount(kLength, ratio);
-  const Results results = runAggregate(p, fmt::format("gtopk:{}", ratio));
+  std::vector<uint64_t> sent;
+  const Results results = runAggregate(p, fmt::format("gtopk:{}", ratio), &sent);
+  // Every message holds exactly k entries: log2(q) exchanges, plus the fold
+  // (ranks >= q) or the unfold (their partners r - q).
+  const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+  for (int r = 0; r < p; ++r) {
+    const int messages = r >= q ? 1 : std::countr_zero(static_cast<unsigned>(q)) + (r + q < p);
+    EXPECT_EQ(sent[r], messages * sparsePacketBytes(k)) << "p=" << p << " rank " << r;
+  }
   std::vector<std::vector<float>> residual(p, std::vector<float>(kLength, 0.0f));
   for (int step = 0; step < kSteps; ++step) {
     std::vector<Sparse> local(p), s(p);
@@ -174,7 +182,6 @@ TEST_P(AggregateSim, GlobalTopKEqualsTheTreeMergeDefinition) {
       for (size_t i = 0; i < kLength; ++i) all[static_cast<uint32_t>(i)] = acc[r][i];
       local[r] = s[r] = topKOf(all, k);
     }
-    const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
     for (int r = q; r < p; ++r) s[r - q] = mergeOf(s[r - q], s[r], k);
     for (int mask = 1; mask < q; mask <<= 1) {
       std::vector<Sparse> next(s);

@@ -10,7 +10,7 @@
 //   3. MPI_Init and MPI_Init_thread resolve into libmpi (dladdr);
 //   4. launch() over "mpi" gives a world of N ranks with distinct ranks that
 //      exchange messages.
-// --launch-only skips checks 1-3, to see what the wrong order does to MPI.
+// --launch-only skips checks 1-3, to see what launch() does with the wrong order.
 #include <dlfcn.h>
 #include <link.h>
 
@@ -46,6 +46,30 @@ int indexOf(const std::vector<std::string>& names, const std::string& piece) {
   return -1;
 }
 
+void launchAndExchange(const tetrad::LaunchOptions& options, int expectedSize, int& failures) {
+  tetrad::launch(options, [&](tetrad::Transport& t) {
+    if (t.size() != expectedSize) {
+      failures += fail("world size " + std::to_string(t.size()) + ", expected " +
+                       std::to_string(expectedSize));
+      return;
+    }
+    int right = (t.rank() + 1) % t.size();
+    int left = (t.rank() + t.size() - 1) % t.size();
+    int mine = t.rank();
+    int theirs = -1;
+    if (t.size() > 1) {
+      std::vector<tetrad::RequestPtr> requests;
+      requests.push_back(t.irecv(left, 1, tetrad::asWritableBytes(std::span<int>(&theirs, 1))));
+      requests.push_back(t.isend(right, 1, tetrad::asBytes(std::span<const int>(&mine, 1))));
+      tetrad::waitAll(requests);
+      if (theirs != left || theirs == mine) {
+        failures += fail("rank " + std::to_string(mine) + " got rank " + std::to_string(theirs) +
+                         " from its left neighbour " + std::to_string(left));
+      }
+    }
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -78,27 +102,11 @@ int main(int argc, char** argv) {
   options.cluster = "mpi";
   options.timeoutSeconds = 20;
   int failures = 0;
-  tetrad::launch(options, [&](tetrad::Transport& t) {
-    if (t.size() != expectedSize) {
-      failures += fail("world size " + std::to_string(t.size()) + ", expected " +
-                       std::to_string(expectedSize));
-      return;
-    }
-    int right = (t.rank() + 1) % t.size();
-    int left = (t.rank() + t.size() - 1) % t.size();
-    int mine = t.rank();
-    int theirs = -1;
-    if (t.size() > 1) {
-      std::vector<tetrad::RequestPtr> requests;
-      requests.push_back(t.irecv(left, 1, tetrad::asWritableBytes(std::span<int>(&theirs, 1))));
-      requests.push_back(t.isend(right, 1, tetrad::asBytes(std::span<const int>(&mine, 1))));
-      tetrad::waitAll(requests);
-      if (theirs != left || theirs == mine) {
-        failures += fail("rank " + std::to_string(mine) + " got rank " + std::to_string(theirs) +
-                         " from its left neighbour " + std::to_string(left));
-      }
-    }
-  });
+  try {
+    launchAndExchange(options, expectedSize, failures);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
   if (failures > 0) return 1;
   if (launchOnly) {
     std::printf("link order: OK: launch over mpi with %d ranks\n", expectedSize);

@@ -1,6 +1,7 @@
 // Timeouts, traffic counters, the native all-reduce, tasks, clocks and node
 // layout of the Open MPI transport, run under mpirun with 1 to 4 ranks.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -42,10 +43,30 @@ TEST(MpiFeatures, ReceiveTimeoutsNameThePeerAndTag) {
     double seconds = expectTimeout([&] { t.recv(0, 9, buffer); },
                                    {"rank 1:", "recv from rank 0", "tag 9", "timed out"});
     EXPECT_GE(seconds, 0.3);
-    EXPECT_LT(seconds, 2.0);
+    EXPECT_LT(seconds, 5.0);  // generous: the test machine is shared
     expectTimeout([&] { t.irecv(0, 10, buffer)->wait(); }, {"rank 0", "tag 10"});
     expectTimeout([&] { t.recvMessage(0, 11); }, {"recvMessage from rank 0", "tag 11"});
     expectTimeout([&] { t.recvAny(12); }, {"recvAny from any rank", "tag 12"});
+  });
+}
+
+double threadCpuSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+TEST(MpiFeatures, LongWaitsDoNotBurnACore) {
+  runWorld([](Transport& t) {
+    if (t.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+    if (t.rank() != 0) return;  // the others stay silent
+    t.setTimeout(1.0);
+    std::vector<std::byte> buffer(8);
+    const double cpuBefore = threadCpuSeconds();
+    double seconds = expectTimeout([&] { t.recv(1, 20, buffer); }, {"rank 1", "tag 20"});
+    const double cpu = threadCpuSeconds() - cpuBefore;
+    EXPECT_GE(seconds, 1.0);
+    EXPECT_LT(cpu, 0.25 * seconds) << "polling used " << cpu << " s of CPU in " << seconds << " s";
   });
 }
 
@@ -173,7 +194,7 @@ TEST(MpiFeatures, ClockAndSleep) {
     t.sleepFor(0.05);
     double elapsed = t.now() - start;
     EXPECT_GE(elapsed, 0.05);
-    EXPECT_LT(elapsed, 1.0);
+    EXPECT_LT(elapsed, 5.0);
   });
 }
 

@@ -3,7 +3,10 @@
 // replacement. The indices come from a stream keyed by (state.seed,
 // state.step) that every rank shares, so at a given step all ranks pick the
 // same indices and the packets are summable: aggregate() all-reduces only the
-// k values (encodeSummable/expandSummed) and scatters the sum back.
+// k values (encodeSummable/expandSummed) and scatters the sum back. This
+// needs state.seed and state.step to agree across ranks (they do when every
+// rank aggregates the tensor every step); packets carry (seed, step), so
+// decoding a packet never depends on the decoder's own state.
 //
 // Spec: "randomk:R[:scaled]". Unscaled: E[C(x)] = (k/n)·x, a contraction in
 // expectation (E||x - C(x)||^2 = (1 - k/n)||x||^2); use ",ef". Scaled: the

@@ -5,13 +5,14 @@
 // lower index, so the result is a deterministic function of (x, k) and both
 // methods return the same indices:
 //   kExact   radix select on the magnitude bits: one histogram pass over the
-//            top 11 bits of |x|, nth_element on the one bucket that holds the
-//            k-th largest, one output pass. O(n), three streaming passes.
+//            top 11 bits of |x|, one pass collecting the bucket that holds
+//            the k-th largest (then an 11-bit histogram and nth_element on
+//            it), one output pass. O(n), three streaming passes.
 //   kApprox  DGC-style sampled threshold (Lin et al. 2018): a sample of |x|
 //            (~n/256 elements in short contiguous runs at random offsets)
 //            gives a threshold a few standard deviations below the k/n
 //            quantile; one pass keeps every element at or above it (about
-//            1.1k-1.4k candidates), and an nth_element over the candidates
+//            1.1k-1.4k candidates), and a radix select over the candidates
 //            trims them to exactly k. Whenever the candidates number at least
 //            k, they contain the true top-k, so the trimmed result is exact;
 //            in the rare case the sampled threshold is too high (fewer than k

@@ -1,6 +1,9 @@
 #include "tetrad/transport/mpi/mpi_runtime.h"
 
+#include <dlfcn.h>
 #include <mpi.h>
+
+#include <string_view>
 
 #include "tetrad/core/error.h"
 #include "tetrad/transport/mpi/mpi_util.h"
@@ -39,6 +42,16 @@ bool MpiRuntime::active() {
 }
 
 MpiRuntime::MpiRuntime() {
+  // libsimgrid exports MPI_* too (SMPI): if it comes first in load order,
+  // MPI calls land there and abort. Say so instead (see DESIGN.md).
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&MPI_Init_thread), &info) != 0 && info.dli_fname != nullptr &&
+      std::string_view(info.dli_fname).find("simgrid") != std::string_view::npos) {
+    TETRAD_FAIL(TransportError,
+                "MPI_Init_thread resolves to {} (SimGrid's SMPI), not Open MPI: link libmpi "
+                "before libsimgrid",
+                info.dli_fname);
+  }
   int initialized = 0;
   int finalized = 0;
   MPI_Initialized(&initialized);

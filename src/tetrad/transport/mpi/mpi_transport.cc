@@ -108,9 +108,10 @@ int MpiTransport::computeRanksPerNode() {
     if (theirs != forced) {
       if (forcedError) std::rethrow_exception(forcedError);
       TETRAD_FAIL(InvalidArgument,
-                  "rank {}: {} is '{}' here but differs on rank {}; set it for every rank "
+                  "rank {}: {} is {} here but differs on rank {}; set it for every rank "
                   "(mpirun -x {})",
-                  rank(), kRanksPerNodeVariable, forcedText ? forcedText : "", r,
+                  rank(), kRanksPerNodeVariable,
+                  forcedText ? fmt::format("'{}'", forcedText) : std::string("not set"), r,
                   kRanksPerNodeVariable);
     }
     const char* name = record + sizeof theirs;

@@ -9,7 +9,9 @@
 // with the transport's timeout (see mpi_request.h); the one blocking MPI call,
 // MPI_Allreduce in nativeAllreduce(), is guarded by a watchdog that aborts
 // the job if it runs past the timeout. Payloads larger than 2 GiB are sent as
-// one message with a derived datatype (see ByteRun in mpi_util.h).
+// one message with a derived datatype (see ByteRun in mpi_util.h). Traffic
+// counters see point-to-point payloads only: nativeAllreduce() moves bytes
+// inside MPI, which does not report them.
 //
 // ranksPerNode(): ranks are grouped by host name (MPI_Get_processor_name);
 // the value is the number of ranks per host when every host holds the same

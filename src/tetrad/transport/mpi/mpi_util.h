@@ -12,7 +12,8 @@
 // - pollFor(): polls a readiness function until it is true or a timeout
 //   passes. It spins for the first 50 us (low latency for short waits), then
 //   yields until `busySeconds` have passed, then sleeps with growing pauses
-//   (at most 1 ms) so a long wait does not burn a core. Open MPI moves a
+//   (at most 250 us: a wake-up costs a few microseconds, so a long wait uses
+//   a few percent of a core and reacts within 250 us). Open MPI moves a
 //   large message only while its owners call into MPI (fragments through a
 //   bounded shared-memory queue, socket buffers), so a wait for a large
 //   transfer stays busy for the time the transfer may take:
@@ -86,7 +87,7 @@ bool pollFor(double timeoutSeconds, Ready&& ready, double busySeconds = 0.002) {
       continue;
     }
     Clock::duration pause =
-        std::clamp<Clock::duration>(elapsed / 32, microseconds(20), microseconds(1000));
+        std::clamp<Clock::duration>(elapsed / 32, microseconds(20), microseconds(250));
     std::this_thread::sleep_for(std::min<Clock::duration>(pause, deadline - now));
   }
 }

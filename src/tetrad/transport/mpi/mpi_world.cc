@@ -3,6 +3,7 @@
 // MpiTransport; abortMpiWorld() stops every rank of the job.
 #include <mpi.h>
 
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -59,7 +60,11 @@ void runMpiWorld(const LaunchOptions& options, const WorkerFn& worker) {
 }
 
 void abortMpiWorld(int code) {
-  if (mpi::MpiRuntime::active()) MPI_Abort(MPI_COMM_WORLD, code);
+  if (!mpi::MpiRuntime::active()) return;
+  // MPI_Abort kills this process too: keep what it has printed.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
 }
 
 }  // namespace tetrad
