@@ -15,8 +15,8 @@
 // element by element (#wrong, summed over ranks and iterations; must be 0);
 // payload-free runs carry no data and skip the check. On a star cluster the
 // α–β prediction (collectives/collective_cost.h) and simulated/model are
-// shown; under MPI, when native (MPI_Allreduce) is among the algorithms,
-// busbw / native busbw at the same size.
+// shown (on a two-level cluster, for hierarchical all-reduce only); under MPI, when native
+// (MPI_Allreduce) is among the algorithms, busbw / native busbw at the same size.
 //
 // Output on stdout from one process (rank 0); progress on stderr once a run
 // takes more than a few seconds. Bad flags throw InvalidArgument.
@@ -66,7 +66,10 @@ struct BenchPlan {
   ReduceOp op = ReduceOp::kSum;
   int iters = 0;
   int warmup = 0;
-  std::optional<CostParams> model;  // star clusters only
+  // α–β parameters where the model applies: a star (every algorithm), or
+  // hierarchical all-reduce on a two-level cluster (`twoLevel`).
+  std::optional<CostParams> model;
+  bool twoLevel = false;
   bool mpi = false;
 };
 
@@ -88,6 +91,16 @@ BenchPlan makePlan(const BenchFlags& flags) {
     const sim::ClusterSpec spec = sim::parseClusterSpec(flags.cluster);
     if (spec.topology == sim::Topology::kStar) {
       plan.model = CostParams{spec.link.latency, 1.0 / spec.link.bandwidth};
+    } else if (spec.topology == sim::Topology::kTwoLevel) {
+      // Between nodes a message crosses both levels (cluster_spec.h).
+      CostParams c;
+      c.alpha = spec.intraLink.latency + spec.link.latency;
+      c.beta = 1.0 / std::min(spec.intraLink.bandwidth, spec.link.bandwidth);
+      c.ranksPerNode = spec.ranksPerNode;
+      c.intraAlpha = spec.intraLink.latency;
+      c.intraBeta = 1.0 / spec.intraLink.bandwidth;
+      plan.model = c;
+      plan.twoLevel = true;
     }
   }
 
@@ -178,10 +191,15 @@ Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algo
     }
   }
   // Every rank's times and error count, so that all agree on the slowest.
+  // Payload-free messages carry no numbers: rank 0's own times are shown.
   times.push_back(wrong);
-  std::vector<double> all(times.size() * p);
-  allgathervBytes(t, asBytes(std::span<const double>(times)), asWritableBytes(std::span(all)),
-                  std::vector<size_t>(p, times.size() * sizeof(double)), AllgatherOptions{});
+  std::vector<double> all(times.size() * p, 0.0);
+  if (verify) {
+    allgathervBytes(t, asBytes(std::span<const double>(times)), asWritableBytes(std::span(all)),
+                    std::vector<size_t>(p, times.size() * sizeof(double)), AllgatherOptions{});
+  } else {
+    std::copy(times.begin(), times.end(), all.begin() + t.rank() * times.size());
+  }
   Measurement m;
   std::vector<double> slowest(static_cast<size_t>(plan.iters), 0.0);
   for (int r = 0; r < p; ++r) {
@@ -197,17 +215,27 @@ Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algo
 void printHeader(const BenchPlan& plan, Transport& t) {
   std::printf("# tetrad bench collectives: all-reduce (%s) of float32 on %d ranks, cluster %s\n",
               plan.op == ReduceOp::kSum ? "sum" : "avg", t.size(), plan.launch.cluster.c_str());
-  std::printf("# %d timed iterations after %d warm-up, median of the slowest rank; busbw = "
-              "algbw * 2(n-1)/n\n",
-              plan.iters, plan.warmup);
+  std::printf(
+      "# %d timed iterations after %d warm-up, median of the slowest rank; busbw = "
+      "algbw * 2(n-1)/n\n",
+      plan.iters, plan.warmup);
   if (!t.carriesPayload()) {
-    std::printf("# payload-free: messages carry sizes only, results are not verified (#wrong "
-                "shows -)\n");
+    std::printf(
+        "# payload-free: messages carry sizes only; results are not verified (#wrong "
+        "shows -) and times are rank 0's\n");
   }
   if (plan.model) {
-    std::printf("# alpha-beta model: alpha = %s, beta = 1/(%s)\n",
+    std::printf("# alpha-beta model: alpha = %s, beta = 1/(%s)",
                 formatSeconds(plan.model->alpha).c_str(),
                 formatBandwidth(1.0 / plan.model->beta).c_str());
+    if (plan.twoLevel) {
+      std::printf(
+          " between nodes; inside nodes of %d ranks alpha = %s, beta = 1/(%s); "
+          "hierarchical only",
+          plan.model->ranksPerNode, formatSeconds(plan.model->intraAlpha).c_str(),
+          formatBandwidth(1.0 / plan.model->intraBeta).c_str());
+    }
+    std::printf("\n");
   }
   std::printf("%12s %12s %13s %12s %11s %11s %7s", "size(B)", "count", "algorithm", "time(us)",
               "algbw(GB/s)", "busbw(GB/s)", "#wrong");
@@ -225,8 +253,8 @@ void runBench(const BenchPlan& plan) {
   launch(plan.launch, [&](Transport& t) {
     const bool output = t.rank() == 0;
     std::vector<float> own(t.carriesPayload() ? largest : 0, 0.0f);  // touched once, reused
-    std::span<float> buffer = t.carriesPayload() ? std::span<float>(own)
-                                                 : std::span<float>(shared.get(), largest);
+    std::span<float> buffer =
+        t.carriesPayload() ? std::span<float>(own) : std::span<float>(shared.get(), largest);
     if (output) printHeader(plan, t);
     const int p = t.size();
     for (size_t s = 0; s < plan.counts.size(); ++s) {
@@ -235,8 +263,8 @@ void runBench(const BenchPlan& plan) {
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
       if (output && wall > 3) {
-        std::fprintf(stderr, "[bench] size %zu/%zu (%s) after %.1f s\n", s + 1,
-                     plan.counts.size(), formatBytes(bytes).c_str(), wall);
+        std::fprintf(stderr, "[bench] size %zu/%zu (%s) after %.1f s\n", s + 1, plan.counts.size(),
+                     formatBytes(bytes).c_str(), wall);
       }
       std::optional<double> nativeBusbw;
       for (AllreduceAlgorithm algorithm : plan.algorithms) {
@@ -249,8 +277,8 @@ void runBench(const BenchPlan& plan) {
                     toString(algorithm).c_str(), m.seconds * 1e6, algbw / 1e9, busbw / 1e9,
                     wrong.c_str());
         if (plan.model) {
-          if (algorithm == AllreduceAlgorithm::kHierarchical && t.ranksPerNode() > 1) {
-            std::printf(" %12s %9s", "-", "-");
+          if (plan.twoLevel && algorithm != AllreduceAlgorithm::kHierarchical) {
+            std::printf(" %12s %9s", "-", "-");  // flat algorithms mix both link kinds
           } else {
             const double model = allreduceCost(algorithm, p, count, *plan.model);
             std::printf(" %12.2f %9.3f", model * 1e6, model > 0 ? m.seconds / model : 0.0);

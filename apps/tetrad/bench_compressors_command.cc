@@ -111,8 +111,7 @@ void fillInput(std::vector<float>& x) {
 
 void runBench(const BenchFlags& flags) {
   TETRAD_CHECK(flags.iters >= 1, InvalidArgument, "--iters must be >= 1, got {}", flags.iters);
-  TETRAD_CHECK(flags.warmup >= 0, InvalidArgument, "--warmup must be >= 0, got {}",
-               flags.warmup);
+  TETRAD_CHECK(flags.warmup >= 0, InvalidArgument, "--warmup must be >= 0, got {}", flags.warmup);
   std::vector<size_t> sizes;
   for (const std::string& item : splitList(flags.sizes)) {
     uint64_t n = parseBytes(item);
@@ -130,11 +129,12 @@ void runBench(const BenchFlags& flags) {
   std::vector<CompressorPtr> compressors;
   for (const std::string& spec : specs) compressors.push_back(makeCompressor(spec));
 
-  std::printf("# tetrad bench compressors: median of %d iterations (%d warm-up), GB/s of float32 "
-              "input\n",
-              flags.iters, flags.warmup);
-  std::printf("%-18s %10s %9s %10s %8s %10s %8s\n", "compressor", "elements", "bits/elt",
-              "encode", "/memcpy", "decode", "/memcpy");
+  std::printf(
+      "# tetrad bench compressors: median of %d iterations (%d warm-up), GB/s of float32 "
+      "input\n",
+      flags.iters, flags.warmup);
+  std::printf("%-18s %10s %9s %10s %8s %10s %8s\n", "compressor", "elements", "bits/elt", "encode",
+              "/memcpy", "decode", "/memcpy");
   for (size_t n : sizes) {
     std::fprintf(stderr, "[bench compressors] %zu elements: filling input\n", n);
     std::vector<float> input(n), copy(n, 0.0f), output(n, 0.0f);
@@ -144,8 +144,8 @@ void runBench(const BenchFlags& flags) {
       std::memcpy(copy.data(), input.data(), n * sizeof(float));
     });
     const double memcpyRate = bytes / memcpyTime / 1e9;
-    std::printf("%-18s %10zu %9.2f %10.2f %8.2f %10.2f %8.2f\n", "memcpy", n, 32.0, memcpyRate,
-                1.0, memcpyRate, 1.0);
+    std::printf("%-18s %10zu %9.2f %10.2f %8.2f %10.2f %8.2f\n", "memcpy", n, 32.0, memcpyRate, 1.0,
+                memcpyRate, 1.0);
     std::fflush(stdout);
     for (size_t c = 0; c < compressors.size(); ++c) {
       std::fprintf(stderr, "[bench compressors] %zu elements: %s\n", n, specs[c].c_str());
@@ -157,9 +157,8 @@ void runBench(const BenchFlags& flags) {
         packet = Packet();
         packet = compressor.encode(input, state);
       });
-      const double decodeTime = medianTime(flags.warmup, flags.iters, [&] {
-        compressor.decodeAdd(packet.bytes, output);
-      });
+      const double decodeTime = medianTime(flags.warmup, flags.iters,
+                                           [&] { compressor.decodeAdd(packet.bytes, output); });
       const double bits = 8.0 * static_cast<double>(packet.size()) / static_cast<double>(n);
       const double encodeRate = bytes / encodeTime / 1e9, decodeRate = bytes / decodeTime / 1e9;
       std::printf("%-18s %10zu %9.2f %10.2f %8.2f %10.2f %8.2f\n", specs[c].c_str(), n, bits,

@@ -75,9 +75,10 @@ class Checker {
             expectedAllreduce(algorithm, p_, t_.ranksPerNode(), n, op, n);
         const long diff = firstBitDifference(data, want);
         if (diff >= 0) {
-          fail(fmt::format("{}: element {} is {}, the same-order reference gives {} (not "
-                           "bit-exact)",
-                           what, diff, data[diff], want[diff]));
+          fail(
+              fmt::format("{}: element {} is {}, the same-order reference gives {} (not "
+                          "bit-exact)",
+                          what, diff, data[diff], want[diff]));
         }
       }
     }
@@ -94,10 +95,11 @@ class Checker {
         const std::vector<float> want = expectedReduceScatter(algorithm, p_, rank_, n, op, n + 1);
         const long diff = firstBitDifference(got, want);
         if (diff >= 0) {
-          fail(fmt::format("{} reduce-scatter ({}) of {} floats: block element {} is {}, "
-                           "expected {}",
-                           toString(algorithm), op == ReduceOp::kSum ? "sum" : "avg", n, diff,
-                           got[diff], want[diff]));
+          fail(
+              fmt::format("{} reduce-scatter ({}) of {} floats: block element {} is {}, "
+                          "expected {}",
+                          toString(algorithm), op == ReduceOp::kSum ? "sum" : "avg", n, diff,
+                          got[diff], want[diff]));
         }
       }
     }
@@ -115,8 +117,8 @@ class Checker {
         want.insert(want.end(), part.begin(), part.end());
       }
       if (firstBitDifference(out, want) >= 0) {
-        fail(fmt::format("{} all-gather of {} floats per rank: wrong result",
-                         toString(algorithm), n));
+        fail(fmt::format("{} all-gather of {} floats per rank: wrong result", toString(algorithm),
+                         n));
       }
       // Unequal contributions, some empty.
       std::vector<size_t> counts(static_cast<size_t>(p_));
@@ -179,8 +181,8 @@ class Checker {
     // of real clocks after the first barrier.
     const double least = plan_.barrierDelay * (p_ - 1) * 0.9 - plan_.barrierDelay * 0.5;
     if (waited < least) {
-      fail(fmt::format("barrier returned after {} s, before the slowest rank's {} s sleep",
-                       waited, plan_.barrierDelay * (p_ - 1)));
+      fail(fmt::format("barrier returned after {} s, before the slowest rank's {} s sleep", waited,
+                       plan_.barrierDelay * (p_ - 1)));
     }
   }
 

@@ -14,9 +14,9 @@
 namespace tetrad::testing {
 
 struct CheckPlan {
-  std::vector<size_t> lengths;    // element counts to try
-  bool includeNative = false;     // the engine's own all-reduce (MPI)
-  double barrierDelay = 1e-3;     // seconds each rank r sleeps r times before a barrier
+  std::vector<size_t> lengths;  // element counts to try
+  bool includeNative = false;   // the engine's own all-reduce (MPI)
+  double barrierDelay = 1e-3;   // seconds each rank r sleeps r times before a barrier
 };
 
 // Lengths {0, 1, p-1, 2p+3, 1001}, plus `large` when non-zero (duplicates removed).

@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
       return runMismatch(tetrad::parseAllreduceAlgorithm(argv[2]));
     }
     size_t large = 0;
-    if (argc >= 3 && std::string_view(argv[1]) == "--large") large = std::strtoul(argv[2], nullptr, 10);
+    if (argc >= 3 && std::string_view(argv[1]) == "--large")
+      large = std::strtoul(argv[2], nullptr, 10);
     return runSweep(large);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

@@ -64,6 +64,25 @@ TEST_P(CollectivesSimSweep, EveryCollectiveMatchesItsReference) {
 
 INSTANTIATE_TEST_SUITE_P(WorldSizes, CollectivesSimSweep, ::testing::Range(1, 10));
 
+// Larger worlds on a star (one rank per node), without the large length.
+class CollectivesSimSweepLarger : public ::testing::TestWithParam<int> {};
+
+TEST_P(CollectivesSimSweepLarger, EveryCollectiveMatchesItsReference) {
+  const int p = GetParam();
+  testing::CheckPlan plan;
+  plan.lengths = testing::standardLengths(p, 0);
+  std::mutex mutex;
+  std::vector<std::string> failures;
+  launch(starCluster(p, /*contentionFree=*/false), [&](Transport& transport) {
+    std::vector<std::string> mine = testing::runCollectiveChecks(transport, plan);
+    std::lock_guard<std::mutex> lock(mutex);
+    failures.insert(failures.end(), mine.begin(), mine.end());
+  });
+  for (const std::string& failure : failures) ADD_FAILURE() << failure;
+}
+
+INSTANTIATE_TEST_SUITE_P(WorldSizes, CollectivesSimSweepLarger, ::testing::Values(16, 33));
+
 // ---------------------------------------------------------------------------
 // Simulated time of one all-reduce: the latest rank's finish time.
 double simulatedAllreduce(const LaunchOptions& options, AllreduceAlgorithm algorithm, size_t n) {
@@ -72,8 +91,8 @@ double simulatedAllreduce(const LaunchOptions& options, AllreduceAlgorithm algor
   std::unique_ptr<float[]> shared(options.payloadFree ? new float[n] : nullptr);
   launch(options, [&](Transport& transport) {
     std::vector<float> data(transport.carriesPayload() ? n : 0);
-    std::span<float> view = transport.carriesPayload() ? std::span<float>(data)
-                                                       : std::span<float>(shared.get(), n);
+    std::span<float> view =
+        transport.carriesPayload() ? std::span<float>(data) : std::span<float>(shared.get(), n);
     const double start = transport.now();
     allreduce(transport, view, AllreduceOptions{algorithm, ReduceOp::kSum, 100});
     finish[transport.rank()] = transport.now() - start;
@@ -211,6 +230,80 @@ TEST(CollectivesSim, PayloadFreeRingOnManyRanksCountsTheSameBytes) {
   EXPECT_NEAR(*std::max_element(finish.begin(), finish.end()) / model, 1.0, 0.05);
 }
 
+// Hierarchical all-reduce on a two-level cluster: binomial steps on the
+// intra-node links, a ring over the node leaders across both levels.
+TEST(CollectivesSim, HierarchicalOnTwoLevelsMatchesTheModel) {
+  for (size_t n : {size_t{256}, size_t{4} << 20}) {
+    LaunchOptions options;
+    options.cluster = "sim:4x4:100Gbps,2us:10Gbps,25us";
+    options.workers = 16;
+    options.payloadFree = n > 100000;
+    options.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
+    const double simulated = simulatedAllreduce(options, AllreduceAlgorithm::kHierarchical, n);
+    CostParams c;
+    c.alpha = 2e-6 + 25e-6;
+    c.beta = kBeta;
+    c.ranksPerNode = 4;
+    c.intraAlpha = 2e-6;
+    c.intraBeta = 1.0 / 12.5e9;
+    const double model = allreduceCost(AllreduceAlgorithm::kHierarchical, 16, n, c);
+    EXPECT_NEAR(simulated / model, 1.0, 0.05)
+        << "n=" << n << ": simulated " << simulated << " s, model " << model << " s";
+  }
+}
+
+// Payload-free runs move the same messages at the same simulated times as
+// runs with data, for every collective algorithm.
+TEST(CollectivesSim, PayloadFreeRunsSendTheSameBytesAtTheSameTimes) {
+  const int p = 7;
+  const size_t n = 1001;
+  auto run = [&](bool payloadFree) {
+    LaunchOptions options = starCluster(p);
+    options.payloadFree = payloadFree;
+    std::vector<uint64_t> record(2 * p);
+    std::vector<double> finish(p);
+    std::unique_ptr<float[]> shared(new float[n * p]);
+    launch(options, [&](Transport& transport) {
+      std::vector<float> own(n * p, 1.0f);
+      std::span<float> data =
+          payloadFree ? std::span<float>(shared.get(), n * p) : std::span<float>(own);
+      for (AllreduceAlgorithm a :
+           {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kRecursiveDoubling,
+            AllreduceAlgorithm::kRabenseifner, AllreduceAlgorithm::kTree,
+            AllreduceAlgorithm::kHierarchical}) {
+        allreduce(transport, data.first(n), AllreduceOptions{a, ReduceOp::kAverage, 100});
+      }
+      for (ReduceScatterAlgorithm a :
+           {ReduceScatterAlgorithm::kRing, ReduceScatterAlgorithm::kRecursiveHalving}) {
+        reduceScatter(transport, data.first(n), ReduceScatterOptions{a, ReduceOp::kSum, 120});
+      }
+      for (AllgatherAlgorithm a :
+           {AllgatherAlgorithm::kRing, AllgatherAlgorithm::kRecursiveDoubling}) {
+        allgather(transport, std::span<const float>(data.subspan(n * transport.rank(), n)), data,
+                  AllgatherOptions{a, 140});
+      }
+      for (BroadcastAlgorithm a :
+           {BroadcastAlgorithm::kBinomial, BroadcastAlgorithm::kScatterAllgather}) {
+        broadcast(transport, data.first(n), BroadcastOptions{a, 3, 180});
+      }
+      // Variable-size packets: receivers learn every sender's size.
+      std::vector<std::byte> packet(static_cast<size_t>(10 * transport.rank() + 3));
+      std::vector<ByteBuffer> packets = allgatherBytes(transport, packet, CollectiveOptions{200});
+      for (int r = 0; r < p; ++r) EXPECT_EQ(packets[r].size(), static_cast<size_t>(10 * r + 3));
+      record[transport.rank()] = transport.traffic().totalBytesSent();
+      record[p + transport.rank()] = transport.traffic().totalBytesReceived();
+      finish[transport.rank()] = transport.now();
+    });
+    return std::make_pair(record, finish);
+  };
+  const auto [withData, withDataTimes] = run(false);
+  const auto [sizesOnly, sizesOnlyTimes] = run(true);
+  EXPECT_EQ(withData, sizesOnly);
+  for (int r = 0; r < p; ++r) {
+    EXPECT_NEAR(withDataTimes[r], sizesOnlyTimes[r], 1e-12 * withDataTimes[r]) << "rank " << r;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Bad inputs: lengths that differ across ranks end in a ProtocolError that
 // names the collective, never in a hang or an out-of-bounds write.
@@ -262,8 +355,7 @@ TEST(CollectivesSim, NativeAllreduceIsRefusedOnTheSimulator) {
   EXPECT_THROW(launch(starCluster(2),
                       [](Transport& transport) {
                         std::vector<float> data(4);
-                        allreduce(transport, data,
-                                  AllreduceOptions{AllreduceAlgorithm::kNative});
+                        allreduce(transport, data, AllreduceOptions{AllreduceAlgorithm::kNative});
                       }),
                Unsupported);
 }

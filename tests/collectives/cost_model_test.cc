@@ -43,10 +43,9 @@ TEST(CollectivesCostModel, ClosedFormsForPowersOfTwoAndDivisibleLengths) {
 
 TEST(CollectivesCostModel, NonPowersOfTwoAndOneRank) {
   const CostParams c{kA, kB};
-  for (AllreduceAlgorithm a :
-       {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kRecursiveDoubling,
-        AllreduceAlgorithm::kRabenseifner, AllreduceAlgorithm::kTree,
-        AllreduceAlgorithm::kHierarchical}) {
+  for (AllreduceAlgorithm a : {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kRecursiveDoubling,
+                               AllreduceAlgorithm::kRabenseifner, AllreduceAlgorithm::kTree,
+                               AllreduceAlgorithm::kHierarchical}) {
     EXPECT_EQ(allreduceCost(a, 1, 1000, c), 0) << toString(a);
   }
   const double bytes = 4.0 * 6000;

@@ -66,7 +66,9 @@ float ringOrderSum(const std::vector<float>& x, int block) {
   return acc;
 }
 
-float treeOrderSum(const std::vector<float>& x) { return subtreeSum(x, 0); }
+float treeOrderSum(const std::vector<float>& x) {
+  return subtreeSum(x, 0);
+}
 
 float doublingOrderSum(const std::vector<float>& x) {
   std::vector<float> cur = foldLeaves(x);
@@ -117,10 +119,18 @@ std::vector<float> expectedAllreduce(AllreduceAlgorithm algorithm, int p, int ra
     while (blockRange(n, nodes, leaderBlock).end() <= i) ++leaderBlock;
     float sum = 0;
     switch (algorithm) {
-      case AllreduceAlgorithm::kRing: sum = ringOrderSum(x, block); break;
-      case AllreduceAlgorithm::kTree: sum = treeOrderSum(x); break;
-      case AllreduceAlgorithm::kRecursiveDoubling: sum = doublingOrderSum(x); break;
-      case AllreduceAlgorithm::kRabenseifner: sum = halvingOrderSum(x); break;
+      case AllreduceAlgorithm::kRing:
+        sum = ringOrderSum(x, block);
+        break;
+      case AllreduceAlgorithm::kTree:
+        sum = treeOrderSum(x);
+        break;
+      case AllreduceAlgorithm::kRecursiveDoubling:
+        sum = doublingOrderSum(x);
+        break;
+      case AllreduceAlgorithm::kRabenseifner:
+        sum = halvingOrderSum(x);
+        break;
       case AllreduceAlgorithm::kHierarchical:
         sum = hierarchicalOrderSum(x, ranksPerNode, leaderBlock);
         break;
@@ -142,8 +152,8 @@ std::vector<float> expectedReduceScatter(ReduceScatterAlgorithm algorithm, int p
   std::vector<float> out(mine.count);
   for (size_t k = 0; k < mine.count; ++k) {
     for (int r = 0; r < p; ++r) x[r] = inputs[r][mine.offset + k];
-    const float sum = algorithm == ReduceScatterAlgorithm::kRing ? ringOrderSum(x, rank)
-                                                                  : halvingOrderSum(x);
+    const float sum =
+        algorithm == ReduceScatterAlgorithm::kRing ? ringOrderSum(x, rank) : halvingOrderSum(x);
     out[k] = finish(sum, op, p);
   }
   return out;

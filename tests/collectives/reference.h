@@ -20,9 +20,9 @@ std::vector<float> inputOf(int rank, size_t n, uint64_t salt);
 
 // Ordered sums of one element's per-rank values `x` (x[r] = rank r's value).
 float ringOrderSum(const std::vector<float>& x, int block);  // x[b+1] + ... + x[b]
-float treeOrderSum(const std::vector<float>& x);              // binomial tree to 0
-float doublingOrderSum(const std::vector<float>& x);          // fold, masks ascending
-float halvingOrderSum(const std::vector<float>& x);           // fold, masks descending
+float treeOrderSum(const std::vector<float>& x);             // binomial tree to 0
+float doublingOrderSum(const std::vector<float>& x);         // fold, masks ascending
+float halvingOrderSum(const std::vector<float>& x);          // fold, masks descending
 float hierarchicalOrderSum(const std::vector<float>& x, int ranksPerNode, int leaderBlock);
 
 // The all-reduce result of `algorithm` for world size p (all ranks' inputs

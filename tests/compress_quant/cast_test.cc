@@ -55,10 +55,22 @@ TEST(Cast, VectorAndPortableFp16EncodersAgree) {
   std::vector<float> x(100000);
   for (float& v : x) v = std::bit_cast<float>(static_cast<uint32_t>(generator()));
   // Edge cases: ties, overflow boundary, subnormals, specials.
-  const float edges[] = {65504.0f, 65519.99f, 65520.0f, 1e10f, -1e10f, 0x1p-24f, 0x1p-25f,
-                         0x1.8p-25f, 0x1p-26f, 1.0f + 0x1p-11f, 1.0f + 0x3p-11f, -0.0f,
+  const float edges[] = {65504.0f,
+                         65519.99f,
+                         65520.0f,
+                         1e10f,
+                         -1e10f,
+                         0x1p-24f,
+                         0x1p-25f,
+                         0x1.8p-25f,
+                         0x1p-26f,
+                         1.0f + 0x1p-11f,
+                         1.0f + 0x3p-11f,
+                         -0.0f,
                          std::numeric_limits<float>::infinity(),
-                         std::numeric_limits<float>::quiet_NaN(), 0x1p-14f, 0x1.ffcp-15f};
+                         std::numeric_limits<float>::quiet_NaN(),
+                         0x1p-14f,
+                         0x1.ffcp-15f};
   for (size_t i = 0; i < std::size(edges); ++i) x[i] = edges[i];
   std::vector<std::byte> fast(2 * x.size());
   floatsToHalf(x, fast.data());
@@ -95,9 +107,9 @@ TEST(Cast, Bf16RoundTripAndRounding) {
   for (size_t i = 0; i < x.size(); ++i) {
     EXPECT_EQ(std::bit_cast<uint32_t>(back[i]), std::bit_cast<uint32_t>(x[i])) << x[i];
   }
-  EXPECT_EQ(bf16ToFloat(floatToBf16(1.0f + 0x1p-8f)), 1.0f);                // tie -> even
-  EXPECT_EQ(bf16ToFloat(floatToBf16(1.0f + 0x3p-8f)), 1.0f + 0x1p-6f);      // tie -> even
-  EXPECT_EQ(bf16ToFloat(floatToBf16(1.0f + 0x1.2p-8f)), 1.0f + 0x1p-7f);    // above tie
+  EXPECT_EQ(bf16ToFloat(floatToBf16(1.0f + 0x1p-8f)), 1.0f);              // tie -> even
+  EXPECT_EQ(bf16ToFloat(floatToBf16(1.0f + 0x3p-8f)), 1.0f + 0x1p-6f);    // tie -> even
+  EXPECT_EQ(bf16ToFloat(floatToBf16(1.0f + 0x1.2p-8f)), 1.0f + 0x1p-7f);  // above tie
   EXPECT_TRUE(std::isnan(bf16ToFloat(floatToBf16(std::numeric_limits<float>::quiet_NaN()))));
   EXPECT_TRUE(std::isinf(bf16ToFloat(floatToBf16(std::numeric_limits<float>::infinity()))));
 }

@@ -94,7 +94,9 @@ std::vector<std::vector<uint8_t>> seedCorpus() {
   return corpus;
 }
 
-void replay(const std::vector<uint8_t>& input) { runOne(input.data(), input.size()); }
+void replay(const std::vector<uint8_t>& input) {
+  runOne(input.data(), input.size());
+}
 
 std::vector<uint8_t> readFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -160,8 +162,8 @@ int main(int argc, char** argv) {
         }
       }
     }
-    std::printf("compress_decode_fuzz: %zu inputs replayed over %zu specs, no findings\n",
-                inputs, target().specs.size());
+    std::printf("compress_decode_fuzz: %zu inputs replayed over %zu specs, no findings\n", inputs,
+                target().specs.size());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "compress_decode_fuzz: %s\n", e.what());

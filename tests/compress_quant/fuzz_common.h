@@ -43,8 +43,9 @@ inline bool decodeGuarded(const Compressor& compressor, ConstBytes packet, size_
 // The specs the fuzzers exercise: every registered example plus parameter
 // variants and ",ef" forms.
 inline std::vector<std::string> fuzzSpecs() {
-  std::vector<std::string> specs = {"onebit:col", "qsgd:1", "qsgd:4:elias", "qsgd:32767",
-                                    "terngrad:clip=2.5", "topk:0.1:exact", "randomk:0.1:scaled"};
+  std::vector<std::string> specs = {
+      "onebit:col",        "qsgd:1",         "qsgd:4:elias",      "qsgd:32767",
+      "terngrad:clip=2.5", "topk:0.1:exact", "randomk:0.1:scaled"};
   for (const CompressorInfo& info : registeredCompressors()) specs.push_back(info.example);
   for (const CompressorInfo& info : registeredCompressors()) {
     try {

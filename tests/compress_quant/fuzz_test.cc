@@ -47,7 +47,8 @@ TEST_P(DecoderFuzz, HostilePacketsOnlyThrowProtocolError) {
       EXPECT_FALSE(decodeGuarded(*c, reserved, n)) << where << ": reserved field accepted";
 
       // Truncations: every length for small packets, a sample otherwise.
-      for (size_t len = 0; len < valid.size(); len += valid.size() <= 600 ? 1 : 1 + generator() % 97) {
+      for (size_t len = 0; len < valid.size();
+           len += valid.size() <= 600 ? 1 : 1 + generator() % 97) {
         rejected += !decodeGuarded(*c, ConstBytes(valid).first(len), n);
       }
       // Bit flips anywhere; byte overwrites in the header and parameters.
@@ -73,8 +74,7 @@ TEST_P(DecoderFuzz, HostilePacketsOnlyThrowProtocolError) {
         rejected += !decodeGuarded(*c, noise, n);
       }
     } catch (const std::exception& e) {
-      ADD_FAILURE() << where << ": decoder threw something other than ProtocolError: "
-                    << e.what();
+      ADD_FAILURE() << where << ": decoder threw something other than ProtocolError: " << e.what();
     }
   }
   EXPECT_GT(rejected, 0);

@@ -50,9 +50,11 @@ inline double l1Norm(const std::vector<float>& x) {
 
 // Specs of the QUANT compressors with every parameter form.
 inline std::vector<std::string> quantSpecs() {
-  return {"none",    "fp16",       "bf16",          "onebit",  "onebit:col",
-          "sign",    "efsign",     "terngrad",      "terngrad:clip=2.5",
-          "qsgd:1",  "qsgd:16",    "qsgd:4:elias",  "qsgd:32767", "natural"};
+  return {"none",       "fp16",       "bf16",
+          "onebit",     "onebit:col", "sign",
+          "efsign",     "terngrad",   "terngrad:clip=2.5",
+          "qsgd:1",     "qsgd:16",    "qsgd:4:elias",
+          "qsgd:32767", "natural"};
 }
 
 // Every registered compressor's example, a few parameter variants, and the

@@ -22,9 +22,9 @@ TEST(Quantizers, PacketSizeMatchesBitsPerElement) {
   // Documented payload bits per element; the rest is header (16 bytes) and
   // scalar parameters.
   const std::map<std::string, double> payloadBits = {
-      {"none", 32},     {"fp16", 16},     {"bf16", 16},    {"onebit", 1},   {"sign", 1},
-      {"efsign", 1},    {"terngrad", 2},  {"qsgd:1", 2},   {"qsgd:16", 6},  {"qsgd:32767", 16},
-      {"natural", 9},   {"onebit,ef", 0}};
+      {"none", 32},   {"fp16", 16},       {"bf16", 16},    {"onebit", 1},
+      {"sign", 1},    {"efsign", 1},      {"terngrad", 2}, {"qsgd:1", 2},
+      {"qsgd:16", 6}, {"qsgd:32767", 16}, {"natural", 9},  {"onebit,ef", 0}};
   for (const auto& [spec, bits] : payloadBits) {
     if (spec == "onebit,ef") continue;
     CompressorPtr c = makeCompressor(spec);
@@ -81,8 +81,8 @@ void expectUnbiased(const std::string& spec, int trials) {
   Moments m = sampleMoments(*c, x, trials);
   const double error = testing::squaredDistance(m.mean, x);
   EXPECT_GT(m.variance, 0) << spec;
-  EXPECT_LT(error, 2.0 * m.variance / trials) << spec << ": ||mean - x||^2 = " << error
-                                             << ", V/T = " << m.variance / trials;
+  EXPECT_LT(error, 2.0 * m.variance / trials)
+      << spec << ": ||mean - x||^2 = " << error << ", V/T = " << m.variance / trials;
 }
 
 TEST(Quantizers, QsgdIsUnbiased) {
@@ -90,8 +90,12 @@ TEST(Quantizers, QsgdIsUnbiased) {
   expectUnbiased("qsgd:16", 4000);
   expectUnbiased("qsgd:4:elias", 2000);
 }
-TEST(Quantizers, TernGradIsUnbiased) { expectUnbiased("terngrad", 4000); }
-TEST(Quantizers, NaturalIsUnbiased) { expectUnbiased("natural", 4000); }
+TEST(Quantizers, TernGradIsUnbiased) {
+  expectUnbiased("terngrad", 4000);
+}
+TEST(Quantizers, NaturalIsUnbiased) {
+  expectUnbiased("natural", 4000);
+}
 
 TEST(Quantizers, UnbiasednessCheckDetectsABiasedCompressor) {
   // The same statistic on TernGrad with clipping (biased towards the clipped

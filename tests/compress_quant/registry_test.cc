@@ -52,8 +52,8 @@ TEST(Registry, ListsEveryCompressorOnce) {
     EXPECT_EQ(parseCompressorSpec(info.example).name, info.name);
     EXPECT_NO_THROW(makeCompressor(info.example)) << info.example;
   }
-  for (const char* name : {"none", "fp16", "bf16", "onebit", "sign", "efsign", "terngrad",
-                           "qsgd", "natural"}) {
+  for (const char* name :
+       {"none", "fp16", "bf16", "onebit", "sign", "efsign", "terngrad", "qsgd", "natural"}) {
     EXPECT_TRUE(names.count(name)) << name;
   }
 }

@@ -228,10 +228,12 @@ TEST_P(AggregateSim, MajorityVoteIsTheSignOfTheVotes) {
 TEST_P(AggregateSim, PowerSgdIsExactOnLowRankAndConservesTheSignal) {
   const int p = GetParam();
   const size_t rows = 48, cols = 36, rank = 2;
-  // Low rank: M_w = U V_wᵀ with U shared, so Σ_w M_w has rank 2.
+  // Low rank: M_w = U_t V_wᵀ with U_t shared by the ranks (new every step)
+  // and V_w fixed, so Σ_w M_w = U_t (Σ_w V_w)ᵀ has rank 2 and a fixed row
+  // space, which the warm-started Q tracks.
   auto lowRank = [&](int r, int step) {
     const std::vector<float> u = testing::gaussian(rows * rank, 5 + step);
-    const std::vector<float> v = testing::gaussian(cols * rank, 100 * r + step);
+    const std::vector<float> v = testing::gaussian(cols * rank, 100 * r + 1);
     std::vector<float> m(rows * cols, 0.0f);
     for (size_t i = 0; i < rows; ++i)
       for (size_t j = 0; j < cols; ++j)
@@ -279,7 +281,7 @@ TEST_P(AggregateSim, PowerSgdIsExactOnLowRankAndConservesTheSignal) {
         }
         EXPECT_LT(std::sqrt(diff / norm), 1e-5) << "conservation, full=" << full;
         if (!full) {
-          EXPECT_LT(std::sqrt(lowRankDiff / norm), 1e-4) << "low-rank exactness, step " << step;
+          EXPECT_LT(std::sqrt(lowRankDiff / norm), 1e-5) << "low-rank exactness, step " << step;
         }
       }
     }

@@ -38,9 +38,12 @@ TrainConfig shortRun(const std::string& compress, const std::string& folder) {
   return c;
 }
 
-// Stated accuracy: an MLP reaches about 0.80 on 2000 Fashion-MNIST test images
-// after 3 epochs over 4096 samples; 0.75 leaves room for rounding noise.
+// Stated accuracies (chance is 0.10): the MLP reaches about 0.80 on 2000
+// Fashion-MNIST test images after 3 epochs over 4096 samples on 2 workers,
+// and about 0.745 with Top-k 1% + error feedback, which delays part of each
+// update; the bounds leave room for rounding noise.
 constexpr double kStatedAccuracy = 0.75;
+constexpr double kStatedTopKAccuracy = 0.70;
 
 TEST(Convergence, MlpLearnsFashionMnist) {
   if (!fashionMnistInstalled()) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
@@ -76,15 +79,17 @@ TEST(Convergence, MlpLearnsFashionMnist) {
   }
   EXPECT_EQ(eval, 3);  // one per epoch
   EXPECT_GE(train, 20);
+  fs::remove_all(folder);
 }
 
 TEST(Convergence, MlpLearnsWithTopK1PercentAndErrorFeedback) {
   if (!fashionMnistInstalled()) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
   std::string folder = testing::makeTempDir("converge-topk");
   TrainSummary s = runTraining(shortRun("topk:0.01,ef", folder));
-  EXPECT_GE(s.finalAccuracy, kStatedAccuracy);
+  EXPECT_GE(s.finalAccuracy, kStatedTopKAccuracy);
   // Far fewer bytes than the dense exchange (4 bytes per parameter).
   EXPECT_LT(double(s.bytesSent[0]) / double(s.iterations), 0.2 * 4.0 * double(s.parameters));
+  fs::remove_all(folder);
 }
 
 TEST(Convergence, SimulatedTimeFollowsTheComputeModel) {
@@ -110,6 +115,7 @@ TEST(Convergence, SimulatedTimeFollowsTheComputeModel) {
   EXPECT_NEAR(slow.trainTime, 0.3, 0.02);
   EXPECT_NEAR(slow.computeTime[1], 0.3, 1e-6);
   EXPECT_NEAR(slow.computeTime[0], 0.1, 1e-6);
+  fs::remove_all(c.out);
 }
 
 }  // namespace

@@ -182,7 +182,7 @@ TEST(CifarReader, ReadsBatchesAndRejectsBadOnes) {
   EXPECT_EQ(splits.test.size(), 4u);
   EXPECT_EQ(splits.train.channels, 3);
   EXPECT_EQ(splits.train.height, 32);
-  EXPECT_EQ(splits.train.labels[4], (1 + 1) % 10);  // batch 2, record 1
+  EXPECT_EQ(splits.train.labels[4], (1 + 2) % 10);  // batch 2 (salt 2), record 1
   EXPECT_EQ(splits.train.images[3 * 3072 + 5], uint8_t((5 + 0 + 2) % 256));
   EXPECT_EQ(splits.mean.size(), 3u);
 

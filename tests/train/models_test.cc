@@ -21,7 +21,7 @@ TEST(Models, ShapesParameterCountsAndFlops) {
   int64_t resnet = makeModel("resnet20", {3, 32, 32, 10})->parameterCount();
   EXPECT_GT(resnet, 260000);
   EXPECT_LT(resnet, 280000);
-  for (const std::string& name : {"mlp", "cnn", "resnet20"}) {
+  for (std::string name : {"mlp", "cnn", "resnet20"}) {
     for (InputShape shape : {InputShape{1, 28, 28, 10}, InputShape{3, 32, 32, 10}}) {
       ModelPtr model = makeModel(name, shape);
       torch::Tensor logits = model->forward(torch::randn({3, shape.channels, shape.height,

@@ -79,7 +79,7 @@ TEST(Partition, SmallAlphaIsNonIid) {
   auto l = labels(10000);
   double lowAlpha = skew(dirichletPartition(l, 10, 4, 0.05, 3), l);
   double highAlpha = skew(dirichletPartition(l, 10, 4, 1000, 3), l);
-  EXPECT_GT(lowAlpha, 0.5);
+  EXPECT_GT(lowAlpha, 0.3);  // each rank holds 2-3 of the 10 classes
   EXPECT_LT(highAlpha, 0.15);
 }
 

@@ -17,8 +17,8 @@ void allgathervBytes(Transport& transport, ConstBytes mine, MutableBytes out,
   const int rank = transport.rank();
   checkCollectiveTag(transport, options.tag, "all-gather");
   TETRAD_CHECK(byteCounts.size() == static_cast<size_t>(p), InvalidArgument,
-               "rank {}: all-gather with {} counts in a world of {} ranks", rank,
-               byteCounts.size(), p);
+               "rank {}: all-gather with {} counts in a world of {} ranks", rank, byteCounts.size(),
+               p);
   TETRAD_CHECK(mine.size() == byteCounts[rank], InvalidArgument,
                "rank {}: all-gather contribution of {} bytes, but counts[{}] is {}", rank,
                mine.size(), rank, byteCounts[rank]);
@@ -44,10 +44,10 @@ void allgathervBytes(Transport& transport, ConstBytes mine, MutableBytes out,
         }
       },
       [&] {
-        return fmt::format("rank {} of {}: {} all-gather of {} bytes from this rank, {} in all "
-                           "(tag {})",
-                           rank, p, toString(options.algorithm), mine.size(), out.size(),
-                           options.tag);
+        return fmt::format(
+            "rank {} of {}: {} all-gather of {} bytes from this rank, {} in all "
+            "(tag {})",
+            rank, p, toString(options.algorithm), mine.size(), out.size(), options.tag);
       });
 }
 
@@ -60,8 +60,7 @@ void allgatherv(Transport& transport, std::span<const float> mine, std::span<flo
 
 void allgather(Transport& transport, std::span<const float> mine, std::span<float> out,
                const AllgatherOptions& options) {
-  TETRAD_CHECK(out.size() == mine.size() * static_cast<size_t>(transport.size()),
-               InvalidArgument,
+  TETRAD_CHECK(out.size() == mine.size() * static_cast<size_t>(transport.size()), InvalidArgument,
                "rank {}: all-gather of {} floats per rank needs an output of {} floats, got {}",
                transport.rank(), mine.size(), mine.size() * transport.size(), out.size());
   std::vector<size_t> counts(static_cast<size_t>(transport.size()), mine.size());

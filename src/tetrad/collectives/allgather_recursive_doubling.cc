@@ -34,7 +34,8 @@ void allgathervRecursiveDoubling(Transport& transport, MutableBytes data,
   if (p == 1) return;
   const PowerOfTwoFold fold(p);
   if (fold.folded(rank) && rank % 2 == 1) {
-    transport.send(rank - 1, tag, ConstBytes(data.subspan(blocks[rank].offset, blocks[rank].count)));
+    transport.send(rank - 1, tag,
+                   ConstBytes(data.subspan(blocks[rank].offset, blocks[rank].count)));
     transport.recv(rank - 1, tag + 2, data);
     return;
   }

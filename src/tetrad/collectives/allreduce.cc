@@ -48,8 +48,7 @@ void allreduce(Transport& transport, std::span<float> data, const AllreduceOptio
       },
       [&] {
         return fmt::format("rank {} of {}: {} all-reduce of {} floats (tag {})", transport.rank(),
-                           transport.size(), toString(options.algorithm), data.size(),
-                           options.tag);
+                           transport.size(), toString(options.algorithm), data.size(), options.tag);
       });
 }
 

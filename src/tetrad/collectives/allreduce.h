@@ -25,12 +25,12 @@
 namespace tetrad {
 
 enum class AllreduceAlgorithm {
-  kRing,                // reduce-scatter + all-gather around a ring
-  kRecursiveDoubling,   // log2(p) full-vector exchanges
-  kRabenseifner,        // recursive halving reduce-scatter + doubling all-gather
-  kTree,                // binomial-tree reduce + binomial-tree broadcast
-  kHierarchical,        // intra-node reduce, inter-node ring, intra-node broadcast
-  kNative,              // the engine's own (MPI_Allreduce)
+  kRing,               // reduce-scatter + all-gather around a ring
+  kRecursiveDoubling,  // log2(p) full-vector exchanges
+  kRabenseifner,       // recursive halving reduce-scatter + doubling all-gather
+  kTree,               // binomial-tree reduce + binomial-tree broadcast
+  kHierarchical,       // intra-node reduce, inter-node ring, intra-node broadcast
+  kNative,             // the engine's own (MPI_Allreduce)
 };
 
 struct AllreduceOptions {

@@ -18,8 +18,7 @@
 
 namespace tetrad::detail {
 
-void allreduceRecursiveDoubling(Transport& transport, std::span<float> data, ReduceOp op,
-                                Tag tag) {
+void allreduceRecursiveDoubling(Transport& transport, std::span<float> data, ReduceOp op, Tag tag) {
   const int p = transport.size();
   const int rank = transport.rank();
   const bool compute = computesOnData(transport);

@@ -21,7 +21,8 @@ void ringAllreduce(Transport& transport, const Group& group, std::span<float> da
   }
   ringReduceScatter(transport, group, data, tag);
   const BlockRange mine = blockRange(data.size(), p, group.index);
-  if (computesOnData(transport)) finishReduction(data.subspan(mine.offset, mine.count), op, divisor);
+  if (computesOnData(transport))
+    finishReduction(data.subspan(mine.offset, mine.count), op, divisor);
   std::vector<BlockRange> blocks(static_cast<size_t>(p));
   for (int i = 0; i < p; ++i) {
     const BlockRange b = blockRange(data.size(), p, i);

@@ -17,8 +17,8 @@ void broadcast(Transport& transport, MutableBytes data, const BroadcastOptions& 
   detail::runWithContext(
       [&] {
         if (options.algorithm == BroadcastAlgorithm::kBinomial) {
-          detail::binomialBroadcast(transport, detail::Group::world(transport), data,
-                                    options.root, options.tag);
+          detail::binomialBroadcast(transport, detail::Group::world(transport), data, options.root,
+                                    options.tag);
         } else {
           detail::broadcastScatterAllgather(transport, data, options.root, options.tag);
         }

@@ -7,8 +7,8 @@
 
 namespace tetrad::detail {
 
-void binomialBroadcast(Transport& transport, const Group& group, MutableBytes data,
-                       int rootIndex, Tag tag) {
+void binomialBroadcast(Transport& transport, const Group& group, MutableBytes data, int rootIndex,
+                       Tag tag) {
   const int p = group.size();
   if (p == 1) return;
   const int v = (group.index - rootIndex + p) % p;  // position relative to the root

@@ -49,12 +49,12 @@ void ringAllreduce(Transport& transport, const Group& group, std::span<float> da
 // holds the sum; other members' data hold partial sums. Uses `tag`.
 // Order at a member v (relative to the root): x[v] + S(v+1) + S(v+2) + S(v+4)
 // ..., where S(u) is the sum of u's subtree computed the same way.
-void binomialReduce(Transport& transport, const Group& group, std::span<float> data,
-                    int rootIndex, Tag tag);
+void binomialReduce(Transport& transport, const Group& group, std::span<float> data, int rootIndex,
+                    Tag tag);
 
 // Binomial-tree broadcast of `data` from the member at `rootIndex`. Uses `tag`.
-void binomialBroadcast(Transport& transport, const Group& group, MutableBytes data,
-                       int rootIndex, Tag tag);
+void binomialBroadcast(Transport& transport, const Group& group, MutableBytes data, int rootIndex,
+                       Tag tag);
 
 // The folding of a non-power-of-two world onto pof2 = 2^floor(log2 p)
 // "participants" (Thakur, Rabenseifner and Gropp 2005): with rem = p - pof2,
@@ -83,8 +83,8 @@ struct PowerOfTwoFold {
 // ranks folded as in PowerOfTwoFold with the halved exchange of Thakur et
 // al.: afterwards participant v holds the sum of fold.span(n, v, v + 1);
 // non-participants' data hold partial sums. Uses tags tag .. tag + 2.
-void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold,
-                          std::span<float> data, Tag tag);
+void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, std::span<float> data,
+                          Tag tag);
 
 // Recursive doubling all-gather among the participants of `fold`: on entry
 // participant v holds bytes blocks[v] (blocks indexed by participant, and

@@ -72,7 +72,8 @@ double doublingSteps(const detail::PowerOfTwoFold& fold, BytesOf bytesOf, const 
   double total = 0;
   for (int mask = 1; mask < fold.pof2; mask <<= 1) {
     double largest = 0;
-    for (int lo = 0; lo < fold.pof2; lo += mask) largest = std::max(largest, bytesOf(lo, lo + mask));
+    for (int lo = 0; lo < fold.pof2; lo += mask)
+      largest = std::max(largest, bytesOf(lo, lo + mask));
     total += step(c.alpha, c.beta, 0, largest);
   }
   return total;
@@ -83,8 +84,8 @@ double rabenseifner(int p, size_t count, const CostParams& c) {
   const detail::PowerOfTwoFold fold(p);
   double total = foldHalves(fold, count, c) + halvingSteps(fold, count, c);
   total += doublingSteps(
-      fold, [&](int a, int b) { return static_cast<double>(fold.span(count, a, b).count) * kFloat; },
-      c);
+      fold,
+      [&](int a, int b) { return static_cast<double>(fold.span(count, a, b).count) * kFloat; }, c);
   if (fold.rem > 0) total += step(c.alpha, c.beta, 0, static_cast<double>(count) * kFloat);
   return total;
 }
@@ -94,7 +95,8 @@ double recursiveDoubling(int p, size_t count, const CostParams& c) {
   const detail::PowerOfTwoFold fold(p);
   const double bytes = static_cast<double>(count) * kFloat;
   double total = ceilLog2(fold.pof2) * step(c.alpha, c.beta, c.gamma, bytes, bytes);
-  if (fold.rem > 0) total += step(c.alpha, c.beta, c.gamma, bytes, bytes) + step(c.alpha, c.beta, 0, bytes);
+  if (fold.rem > 0)
+    total += step(c.alpha, c.beta, c.gamma, bytes, bytes) + step(c.alpha, c.beta, 0, bytes);
   return total;
 }
 
@@ -184,6 +186,8 @@ double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,
   return total;
 }
 
-double barrierCost(int p, const CostParams& c) { return ceilLog2(p) * c.alpha; }
+double barrierCost(int p, const CostParams& c) {
+  return ceilLog2(p) * c.alpha;
+}
 
 }  // namespace tetrad

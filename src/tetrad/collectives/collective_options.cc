@@ -7,8 +7,8 @@ namespace tetrad {
 void checkCollectiveTag(const Transport& transport, Tag tag, const char* collective) {
   TETRAD_CHECK(tag <= kMaxUserTag - kCollectiveTagSpan, InvalidArgument,
                "rank {}: {} with tag {}: tags [{}, {}) must stay below the reserved tag {}",
-               transport.rank(), collective, tag, tag, static_cast<uint64_t>(tag) + kCollectiveTagSpan,
-               kMaxUserTag);
+               transport.rank(), collective, tag, tag,
+               static_cast<uint64_t>(tag) + kCollectiveTagSpan, kMaxUserTag);
 }
 
 namespace detail {

@@ -9,8 +9,8 @@
 
 namespace tetrad::detail {
 
-void binomialReduce(Transport& transport, const Group& group, std::span<float> data,
-                    int rootIndex, Tag tag) {
+void binomialReduce(Transport& transport, const Group& group, std::span<float> data, int rootIndex,
+                    Tag tag) {
   const int p = group.size();
   if (p == 1) return;
   const int v = (group.index - rootIndex + p) % p;  // position relative to the root

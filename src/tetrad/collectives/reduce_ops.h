@@ -32,6 +32,8 @@ void divideBy(std::span<float> data, float divisor);
 // for kSum, division by worldSize for kAverage.
 void finishReduction(std::span<float> data, ReduceOp op, int worldSize);
 // True when received data is real (see the header comment).
-inline bool computesOnData(const Transport& transport) { return transport.carriesPayload(); }
+inline bool computesOnData(const Transport& transport) {
+  return transport.carriesPayload();
+}
 
 }  // namespace tetrad

@@ -42,8 +42,7 @@ void reduceScatter(Transport& transport, std::span<float> data,
   detail::runWithContext(
       [&] {
         if (options.algorithm == ReduceScatterAlgorithm::kRing) {
-          detail::ringReduceScatter(transport, detail::Group::world(transport), data,
-                                    options.tag);
+          detail::ringReduceScatter(transport, detail::Group::world(transport), data, options.tag);
           const BlockRange mine = blockRange(data.size(), p, transport.rank());
           if (computesOnData(transport)) {
             finishReduction(data.subspan(mine.offset, mine.count), options.op, p);

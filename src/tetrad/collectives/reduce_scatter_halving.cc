@@ -46,8 +46,8 @@ void foldPairs(Transport& transport, std::span<float> data, bool compute, Tag ta
 
 }  // namespace
 
-void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold,
-                          std::span<float> data, Tag tag) {
+void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, std::span<float> data,
+                          Tag tag) {
   const int rank = transport.rank();
   const bool compute = computesOnData(transport);
   const size_t n = data.size();
@@ -55,8 +55,8 @@ void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold,
   const int v = fold.participant(rank);
   if (v < 0 || fold.pof2 == 1) return;
 
-  const size_t largestHalf = std::max(fold.span(n, 0, fold.pof2 / 2).count,
-                                      fold.span(n, fold.pof2 / 2, fold.pof2).count);
+  const size_t largestHalf =
+      std::max(fold.span(n, 0, fold.pof2 / 2).count, fold.span(n, fold.pof2 / 2, fold.pof2).count);
   Scratch scratch(compute ? largestHalf : 0);
   int lo = 0;  // first participant of the current window of 2*mask participants
   for (int mask = fold.pof2 / 2; mask >= 1; mask /= 2) {
@@ -69,8 +69,9 @@ void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold,
     if (!keepLower) lo += mask;
     std::span<float> target = data.subspan(keep.offset, keep.count);
     std::span<float> incoming = compute ? scratch.span().first(keep.count) : target;
-    sendRecv(transport, partner, asBytes(std::span<const float>(data.subspan(give.offset, give.count))),
-             partner, asWritableBytes(incoming), tag + 2);
+    sendRecv(transport, partner,
+             asBytes(std::span<const float>(data.subspan(give.offset, give.count))), partner,
+             asWritableBytes(incoming), tag + 2);
     if (compute) addInto(target, incoming);
   }
 }

@@ -146,8 +146,7 @@ inline void addSignWord(uint64_t w, float positive, float negative, float* out) 
 }  // namespace
 
 void packCodes(std::span<const uint16_t> codes, unsigned bits, MutableBytes out) {
-  TETRAD_CHECK(bits >= 1 && bits <= 16, InvalidArgument, "packCodes: {} bits not in [1, 16]",
-               bits);
+  TETRAD_CHECK(bits >= 1 && bits <= 16, InvalidArgument, "packCodes: {} bits not in [1, 16]", bits);
   TETRAD_CHECK(out.size() == packedBytes(codes.size(), bits), InvalidArgument,
                "packCodes: {} codes of {} bits need {} bytes, got {}", codes.size(), bits,
                packedBytes(codes.size(), bits), out.size());
@@ -155,11 +154,10 @@ void packCodes(std::span<const uint16_t> codes, unsigned bits, MutableBytes out)
 }
 
 void unpackCodes(ConstBytes in, unsigned bits, std::span<uint16_t> codes) {
-  TETRAD_CHECK(bits >= 1 && bits <= 16, ProtocolError, "unpackCodes: {} bits not in [1, 16]",
-               bits);
+  TETRAD_CHECK(bits >= 1 && bits <= 16, ProtocolError, "unpackCodes: {} bits not in [1, 16]", bits);
   TETRAD_CHECK(in.size() == packedBytes(codes.size(), bits), ProtocolError,
-               "bit-packed payload of {} codes x {} bits must be {} bytes, got {}",
-               codes.size(), bits, packedBytes(codes.size(), bits), in.size());
+               "bit-packed payload of {} codes x {} bits must be {} bytes, got {}", codes.size(),
+               bits, packedBytes(codes.size(), bits), in.size());
   kUnpack[bits - 1](in, codes);
 }
 

@@ -26,7 +26,9 @@ namespace tetrad {
 
 constexpr size_t kPackChunk = 4096;
 
-constexpr size_t packedBytes(size_t count, unsigned bits) { return (count * bits + 7) / 8; }
+constexpr size_t packedBytes(size_t count, unsigned bits) {
+  return (count * bits + 7) / 8;
+}
 
 // Packs codes[i] & (2^bits - 1) into `out` (size packedBytes(codes.size(), bits)).
 void packCodes(std::span<const uint16_t> codes, unsigned bits, MutableBytes out);

@@ -2,8 +2,11 @@
 // Cost: one pass each way; 16 bits per element.
 #include "tetrad/compress/cast.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
+
+#include "tetrad/compress/packet_alloc.h"
 
 #if defined(__F16C__) || defined(__AVX512F__)
 #include <immintrin.h>
@@ -43,14 +46,28 @@ float halfToFloatPortable(uint16_t half) {
   return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
 }
 
-uint16_t floatToBf16(float value) {
-  uint32_t x = std::bit_cast<uint32_t>(value);
+namespace {
+
+inline uint16_t bf16FromFloat(float value) {
+  const uint32_t x = std::bit_cast<uint32_t>(value);
   const uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
   const uint32_t quietNan = (x >> 16) | 0x40u;
   return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? quietNan : rounded);
 }
 
-float bf16ToFloat(uint16_t value) { return std::bit_cast<float>(static_cast<uint32_t>(value) << 16); }
+inline float floatFromBf16(uint16_t value) {
+  return std::bit_cast<float>(static_cast<uint32_t>(value) << 16);
+}
+
+}  // namespace
+
+uint16_t floatToBf16(float value) {
+  return bf16FromFloat(value);
+}
+
+float bf16ToFloat(uint16_t value) {
+  return floatFromBf16(value);
+}
 
 void floatsToHalf(std::span<const float> in, std::byte* out) {
   const size_t n = in.size();
@@ -58,8 +75,8 @@ void floatsToHalf(std::span<const float> in, std::byte* out) {
 #if defined(__AVX512F__)
   for (; i + 16 <= n; i += 16) {
     // The masked forms avoid GCC 12's -Wmaybe-uninitialized on the plain ones.
-    __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xffff,
-                                     _mm512_loadu_ps(in.data() + i), _MM_FROUND_TO_NEAREST_INT);
+    __m256i h = _mm512_mask_cvtps_ph(_mm256_setzero_si256(), 0xffff, _mm512_loadu_ps(in.data() + i),
+                                     _MM_FROUND_TO_NEAREST_INT);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * i), h);
   }
 #elif defined(__F16C__)
@@ -98,28 +115,33 @@ void addHalfToFloats(const std::byte* in, std::span<float> out) {
   }
 }
 
+// Through a uint16_t chunk in cache, so that both loops vectorise (a store
+// per element through std::byte* would not).
 void floatsToBf16(std::span<const float> in, std::byte* out) {
-  const size_t n = in.size();
-  const float* src = in.data();
-  for (size_t i = 0; i < n; ++i) {
-    uint16_t b = floatToBf16(src[i]);
-    std::memcpy(out + 2 * i, &b, 2);
+  constexpr size_t kChunk = 4096;
+  uint16_t chunk[kChunk];
+  for (size_t start = 0; start < in.size(); start += kChunk) {
+    const size_t len = std::min(kChunk, in.size() - start);
+    const float* src = in.data() + start;
+    for (size_t i = 0; i < len; ++i) chunk[i] = bf16FromFloat(src[i]);
+    std::memcpy(out + 2 * start, chunk, 2 * len);
   }
 }
 
 void addBf16ToFloats(const std::byte* in, std::span<float> out) {
-  const size_t n = out.size();
-  float* dst = out.data();
-  for (size_t i = 0; i < n; ++i) {
-    uint16_t b;
-    std::memcpy(&b, in + 2 * i, 2);
-    dst[i] += bf16ToFloat(b);
+  constexpr size_t kChunk = 4096;
+  uint16_t chunk[kChunk];
+  for (size_t start = 0; start < out.size(); start += kChunk) {
+    const size_t len = std::min(kChunk, out.size() - start);
+    std::memcpy(chunk, in + 2 * start, 2 * len);
+    float* dst = out.data() + start;
+    for (size_t i = 0; i < len; ++i) dst[i] += floatFromBf16(chunk[i]);
   }
 }
 
 Packet HalfCompressor::encode(std::span<const float> input, CompressorState& state) const {
   Packet packet;
-  packet.bytes.reserve(kPacketHeaderBytes + 2 * input.size());
+  reservePacket(packet.bytes, kPacketHeaderBytes + 2 * input.size());
   ByteWriter writer(packet.bytes);
   const PacketKind kind = format_ == HalfFormat::kFp16 ? PacketKind::kFp16 : PacketKind::kBf16;
   writePacketHeader(writer, kind, input.size());

@@ -51,14 +51,12 @@ PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expe
   header.reserved = reader.get<uint32_t>("packet reserved field");
   header.count = reader.get<uint64_t>("packet element count");
   TETRAD_CHECK(header.kind == static_cast<uint8_t>(kind), ProtocolError,
-               "packet kind {} where kind {} was expected", header.kind,
-               static_cast<int>(kind));
+               "packet kind {} where kind {} was expected", header.kind, static_cast<int>(kind));
   TETRAD_CHECK(header.version == kPacketVersion, ProtocolError,
                "packet version {} (kind {}) where version {} was expected", header.version,
                header.kind, kPacketVersion);
   TETRAD_CHECK(header.reserved == 0, ProtocolError,
-               "packet reserved field is {:#x} (kind {}), must be 0", header.reserved,
-               header.kind);
+               "packet reserved field is {:#x} (kind {}), must be 0", header.reserved, header.kind);
   TETRAD_CHECK(header.count == expectedCount, ProtocolError,
                "packet holds {} elements (kind {}) where {} were expected", header.count,
                header.kind, expectedCount);
@@ -110,8 +108,8 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
   TETRAD_CHECK(version == kStateVersion, ProtocolError,
                "compressor state: version {} where {} was expected", version, kStateVersion);
   uint32_t rank = reader.get<uint32_t>("state shape rank");
-  TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError,
-               "compressor state: shape rank {} exceeds {}", rank, kMaxShapeRank);
+  TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError, "compressor state: shape rank {} exceeds {}",
+               rank, kMaxShapeRank);
   for (uint32_t i = 0; i < rank; ++i) {
     int64_t dim = reader.get<int64_t>("state shape");
     TETRAD_CHECK(dim >= 0, ProtocolError, "compressor state: negative dimension {}", dim);
@@ -131,8 +129,8 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
     std::string name(reinterpret_cast<const char*>(nameBytes.data()), nameBytes.size());
     uint64_t size = reader.get<uint64_t>("state buffer size");
     TETRAD_CHECK(size <= reader.remaining() / sizeof(float), ProtocolError,
-                 "compressor state: buffer '{}' claims {} floats, only {} bytes left", name,
-                 size, reader.remaining());
+                 "compressor state: buffer '{}' claims {} floats, only {} bytes left", name, size,
+                 reader.remaining());
     ConstBytes data = reader.getBytes(size * sizeof(float), "state buffer");
     auto [it, inserted] = state.buffers.try_emplace(name);
     TETRAD_CHECK(inserted, ProtocolError, "compressor state: buffer '{}' appears twice", name);

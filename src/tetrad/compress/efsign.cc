@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/sign.h"
 #include "tetrad/compress/vector_math.h"
 
@@ -19,7 +20,7 @@ Packet EfSignCompressor::encode(std::span<const float> input, CompressorState& s
   const double l1 = vmath::addIntoAndSumAbs(input, residual);
   const float scale = n == 0 ? 0.0f : static_cast<float>(l1 / static_cast<double>(n));
   Packet packet;
-  packet.bytes.reserve(kPacketHeaderBytes + 4 + packedBytes(n, 1));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kEfSign, n);
   writer.put<float>(scale);
@@ -42,7 +43,9 @@ void EfSignCompressor::decodeAdd(ConstBytes packet, std::span<float> output) con
   addSignValues(parsed.bits, parsed.scale, -parsed.scale, output);
 }
 
-double EfSignCompressor::bitsPerElement(size_t count) const { return signPacketBits(count); }
+double EfSignCompressor::bitsPerElement(size_t count) const {
+  return signPacketBits(count);
+}
 
 CompressorPtr makeEfSign(const CompressorParams& params) {
   params.expectParamCount(0, 0);

@@ -26,9 +26,9 @@ std::vector<float>& addResidual(std::span<const float> input, CompressorState& s
 
 // e holds p; leaves e = p - decode(packet), without a scratch tensor.
 void subtractDecoded(const Compressor& inner, ConstBytes packet, std::span<float> residual) {
-  negate(residual);                    // -p
-  inner.decodeAdd(packet, residual);   // decode - p
-  negate(residual);                    // p - decode
+  negate(residual);                   // -p
+  inner.decodeAdd(packet, residual);  // decode - p
+  negate(residual);                   // p - decode
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "tetrad/compress/bit_packing.h"
 #include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/packet_alloc.h"
 
 namespace tetrad {
 namespace {
@@ -21,7 +22,7 @@ constexpr unsigned kBits = 9;
 Packet NaturalCompressor::encode(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   Packet packet;
-  packet.bytes.reserve(kPacketHeaderBytes + packedBytes(n, kBits));
+  reservePacket(packet.bytes, kPacketHeaderBytes + packedBytes(n, kBits));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kNatural, n);
   MutableBytes payload = writer.grow(packedBytes(n, kBits));

@@ -4,11 +4,13 @@
 
 #include <cstring>
 
+#include "tetrad/compress/packet_alloc.h"
+
 namespace tetrad {
 
 Packet NoneCompressor::encode(std::span<const float> input, CompressorState& state) const {
   Packet packet;
-  packet.bytes.reserve(kPacketHeaderBytes + input.size_bytes());
+  reservePacket(packet.bytes, kPacketHeaderBytes + input.size_bytes());
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kNone, input.size());
   writer.putBytes(asBytes(input));

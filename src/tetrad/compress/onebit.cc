@@ -6,11 +6,13 @@
 // n/8 + 8·groups bytes on the wire.
 #include "tetrad/compress/onebit.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
 namespace tetrad {
@@ -30,8 +32,8 @@ size_t columnsOf(const CompressorState& state, size_t count) {
 }
 
 struct SplitSums {
-  double positive = 0;   // sum of values with a clear sign bit
-  double total = 0;      // sum of all values
+  double positive = 0;  // sum of values with a clear sign bit
+  double total = 0;     // sum of all values
   uint64_t positives = 0;
 };
 
@@ -44,32 +46,33 @@ SplitSums addAndSplit(std::span<const float> input, std::span<float> residual) {
   constexpr size_t kLanes = vmath::kLanes;
   for (size_t start = 0; start < n; start += vmath::kFlush) {
     const size_t end = std::min(n, start + vmath::kFlush);
-    float pos[kLanes] = {}, all[kLanes] = {};
-    uint32_t npos[kLanes] = {};
+    // Branch-free lane sums (the sign bit picks the group) so that the
+    // compiler keeps them in SIMD registers.
+    float pos[kLanes] = {}, all[kLanes] = {}, npos[kLanes] = {};
     size_t i = start;
     for (; i + kLanes <= end; i += kLanes) {
       for (size_t j = 0; j < kLanes; ++j) {
-        float v = x[i + j] + r[i + j];
+        const float v = x[i + j] + r[i + j];
         r[i + j] = v;
-        bool positive = !std::signbit(v);
-        pos[j] += positive ? v : 0.0f;
-        npos[j] += positive ? 1u : 0u;
+        const float positive = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
+        pos[j] += v * positive;
+        npos[j] += positive;
         all[j] += v;
       }
     }
     for (; i < end; ++i) {
-      float v = x[i] + r[i];
+      const float v = x[i] + r[i];
       r[i] = v;
-      bool positive = !std::signbit(v);
-      pos[0] += positive ? v : 0.0f;
-      npos[0] += positive ? 1u : 0u;
+      const float positive = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
+      pos[0] += v * positive;
+      npos[0] += positive;
       all[0] += v;
     }
     float p = 0, a = 0;
     for (size_t j = 0; j < kLanes; ++j) {
       p += pos[j];
       a += all[j];
-      sums.positives += npos[j];
+      sums.positives += static_cast<uint64_t>(npos[j]);
     }
     sums.positive += p;
     sums.total += a;
@@ -91,7 +94,7 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
 
   // Pass 1: v = input + residual (kept in residual), and the group means.
   std::vector<float> positive(cols), negative(cols);
-  if (!perColumn_) {
+  if (cols == 1) {  // per tensor (or one column): the vectorised path
     SplitSums sums = addAndSplit(input, residual);
     positive[0] = meanOr0(sums.positive, sums.positives);
     negative[0] = meanOr0(sums.total - sums.positive, n - sums.positives);
@@ -118,7 +121,7 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
 
   Packet packet;
   const size_t bitBytes = packedBytes(n, 1);
-  packet.bytes.reserve(kPacketHeaderBytes + 8 + 8 * cols + bitBytes);
+  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 8 * cols + bitBytes);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0);
   if (perColumn_) writer.put<uint64_t>(cols);
@@ -130,7 +133,7 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
 
   // Pass 2: sign bits of v; residual = v - reconstruction.
   float* r = residual.data();
-  if (!perColumn_) {
+  if (cols == 1) {
     const float pos = positive[0], neg = negative[0];
     for (size_t start = 0; start < n; start += kPackChunk) {
       const size_t len = std::min(kPackChunk, n - start);
@@ -168,7 +171,7 @@ void OneBitCompressor::decodeAdd(ConstBytes packet, std::span<float> output) con
   ConstBytes means = reader.getBytes(8 * cols, "onebit means");
   ConstBytes bits = reader.getBytes(packedBytes(n, 1), "onebit sign bits");
   reader.expectEnd("onebit packet");
-  if (!perColumn) {
+  if (cols == 1) {
     float pair[2];
     std::memcpy(pair, means.data(), 8);
     addSignValues(bits, pair[0], pair[1], output);

@@ -11,6 +11,7 @@
 
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/packet_alloc.h"
 
 namespace tetrad {
 namespace {
@@ -43,51 +44,54 @@ MatrixView viewOf(const CompressorState& state, size_t count, int maxRank) {
   return view;
 }
 
-// p = m q  (rows×cols times cols×r).
-void multiply(const float* m, const float* q, float* p, size_t rows, size_t cols, size_t r) {
+// Q is stored transposed (qt: r×cols, row c = column c of Q) so that every
+// kernel below runs along the long dimension `cols` and vectorises.
+
+// Σ_j a[j]·b[j] with kLanes independent float partial sums (vectorisable
+// without reassociating a single accumulator).
+float dot(const float* a, const float* b, size_t n) {
+  constexpr size_t kLanes = 16;
+  float lanes[kLanes] = {};
+  size_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    for (size_t l = 0; l < kLanes; ++l) lanes[l] += a[j + l] * b[j + l];
+  }
+  float total = 0;
+  for (; j < n; ++j) total += a[j] * b[j];
+  for (size_t l = 0; l < kLanes; ++l) total += lanes[l];
+  return total;
+}
+
+// y[j] += alpha·x[j].
+void axpy(float alpha, const float* x, float* y, size_t n) {
+  for (size_t j = 0; j < n; ++j) y[j] += alpha * x[j];
+}
+
+// p = m q  (rows×cols times cols×r; p row-major rows×r).
+void multiply(const float* m, const float* qt, float* p, size_t rows, size_t cols, size_t r) {
   for (size_t i = 0; i < rows; ++i) {
-    float* pi = p + i * r;
-    std::fill(pi, pi + r, 0.0f);
-    const float* mi = m + i * cols;
-    for (size_t j = 0; j < cols; ++j) {
-      const float mij = mi[j];
-      const float* qj = q + j * r;
-      for (size_t c = 0; c < r; ++c) pi[c] += mij * qj[c];
-    }
+    for (size_t c = 0; c < r; ++c) p[i * r + c] = dot(m + i * cols, qt + c * cols, cols);
   }
 }
 
-// q = mᵀ p  (cols×rows times rows×r).
-void multiplyTransposed(const float* m, const float* p, float* q, size_t rows, size_t cols,
+// qᵀ = (mᵀ p)ᵀ = pᵀ m  (r×cols).
+void multiplyTransposed(const float* m, const float* p, float* qt, size_t rows, size_t cols,
                         size_t r) {
-  std::fill(q, q + cols * r, 0.0f);
+  std::fill(qt, qt + r * cols, 0.0f);
   for (size_t i = 0; i < rows; ++i) {
-    const float* mi = m + i * cols;
-    const float* pi = p + i * r;
-    for (size_t j = 0; j < cols; ++j) {
-      const float mij = mi[j];
-      float* qj = q + j * r;
-      for (size_t c = 0; c < r; ++c) qj[c] += mij * pi[c];
-    }
+    for (size_t c = 0; c < r; ++c) axpy(p[i * r + c], m + i * cols, qt + c * cols, cols);
   }
 }
 
-// out[i][j] += sign · Σ_c p[i][c] q[j][c].
-void addOuter(const float* p, const float* q, float* out, size_t rows, size_t cols, size_t r,
+// out += sign · p qᵀ.
+void addOuter(const float* p, const float* qt, float* out, size_t rows, size_t cols, size_t r,
               float sign) {
   for (size_t i = 0; i < rows; ++i) {
-    const float* pi = p + i * r;
-    float* oi = out + i * cols;
-    for (size_t j = 0; j < cols; ++j) {
-      const float* qj = q + j * r;
-      float dot = 0;
-      for (size_t c = 0; c < r; ++c) dot += pi[c] * qj[c];
-      oi[j] += sign * dot;
-    }
+    for (size_t c = 0; c < r; ++c) axpy(sign * p[i * r + c], qt + c * cols, out + i * cols, cols);
   }
 }
 
-// The warm-start Q (cols×r): kept from the last step, or N(0,1) from the seed.
+// The warm-start Qᵀ (r×cols): kept from the last step, or N(0,1) from the seed.
 std::vector<float>& warmQ(CompressorState& state, const MatrixView& view) {
   const size_t size = view.cols * view.rank;
   auto it = state.buffers.find("q");
@@ -141,6 +145,9 @@ Packet PowerSgd::encode(std::span<const float> input, CompressorState& state) co
   const size_t count = input.size();
   const MatrixView view = viewOf(state, count, rank_);
   Packet packet;
+  reservePacket(
+      packet.bytes,
+      kPacketHeaderBytes + 12 + 4 * (view.rank == 0 ? count : (view.rows + view.cols) * view.rank));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kPowerSgd, count);
   writer.put<uint32_t>(static_cast<uint32_t>(view.rows));

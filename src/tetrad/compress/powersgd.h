@@ -9,8 +9,9 @@
 //   Qw <- Mᵀ P           (m×R);  residual <- M - P Qwᵀ
 //   Q  <- all-reduce Qw (sum)
 //   gradient <- P Qᵀ  (= Σ_w P Qwᵀ, the sum of every rank's decoded tensor)
-// Q is kept in state.buffers["q"] as the warm start of the next step; the
-// first Q is drawn from N(0, 1) with state.seed (identical on every rank).
+// Q is kept in state.buffers["q"] (stored transposed, R×m: row c is column c
+// of Q) as the warm start of the next step; the first Q is drawn from
+// N(0, 1) with state.seed (identical on every rank).
 // Gram-Schmidt: columns in order, each made orthogonal to the previous ones
 // and normalised; a column of norm < 1e-12 (after projection) becomes zero.
 // Tensors that are vectors (shape rank < 2) or too small to gain ((n + m)·R
@@ -23,7 +24,8 @@
 // all-reduces (ring) of n·R and m·R floats on tags [tag, tag+16) and
 // [tag+16, tag+32); cost 2·allreduce((n+m)·R·4 bytes) instead of n·m·4.
 // encode()/decodeAdd() alone (packet kind kPowerSgd): local P and Q, header +
-// u32 n, u32 m, u32 r (+ P[n·r], Q[m·r]) floats, or r = 0 and n·m raw floats
+// u32 n, u32 m, u32 r, then P (n×r row-major) and Qᵀ (r×m row-major) as
+// floats, or r = 0 and the n·m raw floats
 // for uncompressed tensors. bitsPerElement(count) assumes a square matrix
 // (n = m = √count): 64R/√count + 224/count. Biased (a low-rank projection).
 //

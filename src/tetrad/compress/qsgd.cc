@@ -13,6 +13,7 @@
 
 #include "tetrad/compress/bit_packing.h"
 #include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
 namespace tetrad {
@@ -49,8 +50,8 @@ class BitReader {
  public:
   explicit BitReader(ConstBytes in) : in_(in) {}
   unsigned bit() {
-    TETRAD_CHECK(pos_ < 8 * in_.size(), ProtocolError,
-                 "qsgd Elias stream truncated after {} bits", pos_);
+    TETRAD_CHECK(pos_ < 8 * in_.size(), ProtocolError, "qsgd Elias stream truncated after {} bits",
+                 pos_);
     unsigned b = bitAt(in_, pos_);
     ++pos_;
     return b;
@@ -81,6 +82,22 @@ uint32_t getGamma(BitReader& reader) {
   return v;
 }
 
+// codes[i] = s + sign(x[i])·l[i], l[i] = |x[i]|·scale rounded stochastically
+// (scale = s/‖x‖₂). A flat loop without branches, so that it vectorises.
+void quantize(const float* __restrict x, size_t len, float scale, int s, CounterRng::Key key,
+              uint16_t* __restrict codes) {
+  // r >= 0 and r <= s (up to rounding), so truncation is floor; std::floor
+  // itself would keep GCC from vectorising the loop.
+  for (size_t i = 0; i < len; ++i) {
+    const float r = std::fabs(x[i]) * scale;
+    const int low = static_cast<int>(r);
+    const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
+    const int l = std::min(low + (u < r - static_cast<float>(low) ? 1 : 0), s);
+    const int negative = std::signbit(x[i]) ? 1 : 0;
+    codes[i] = static_cast<uint16_t>(s + ((l ^ -negative) + negative));
+  }
+}
+
 }  // namespace
 
 QsgdCompressor::QsgdCompressor(int levels, bool elias)
@@ -102,11 +119,10 @@ Packet QsgdCompressor::encode(std::span<const float> input, CompressorState& sta
   // A non-finite tensor gives a non-finite norm and all levels 0, so the
   // packet decodes to NaN (the failure propagates; no undefined conversions).
   const float scale = norm > 0 && std::isfinite(norm) ? static_cast<float>(s) / norm : 0.0f;
-  const float maxLevel = static_cast<float>(s);
 
   Packet packet;
   const size_t fixedBytes = packedBytes(n, bits_);
-  packet.bytes.reserve(kPacketHeaderBytes + 8 + (elias_ ? n / 4 + 16 : fixedBytes));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + (elias_ ? n / 4 + 16 : fixedBytes));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kQsgd, n, elias_ ? kEliasFlag : 0);
   writer.put<float>(norm);
@@ -121,14 +137,10 @@ Packet QsgdCompressor::encode(std::span<const float> input, CompressorState& sta
     const size_t len = std::min(kPackChunk, n - start);
     const CounterRng::Key key = rng.blockKey(block);
     const float* x = input.data() + start;
-    if (scale == 0) std::fill(codes, codes + len, static_cast<uint16_t>(s));  // all levels 0
-    for (size_t i = 0; i < len && scale != 0; ++i) {
-      const float r = std::fabs(x[i]) * scale;
-      const float floor = std::floor(r);
-      const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
-      const float level = std::min(floor + (u < r - floor ? 1.0f : 0.0f), maxLevel);
-      const int l = static_cast<int>(level);
-      codes[i] = static_cast<uint16_t>(std::signbit(x[i]) ? s - l : s + l);
+    if (scale == 0) {
+      std::fill(codes, codes + len, static_cast<uint16_t>(s));  // all levels 0
+    } else {
+      quantize(x, len, scale, s, key, codes);
     }
     if (!elias_) {
       packCodes(std::span<const uint16_t>(codes, len), bits_,
@@ -151,8 +163,8 @@ void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
   ByteReader reader(packet);
   const size_t n = output.size();
   PacketHeader header = readPacketHeader(reader, PacketKind::kQsgd, n);
-  TETRAD_CHECK((header.flags & ~kEliasFlag) == 0, ProtocolError,
-               "qsgd packet: unknown flags {:#x}", header.flags);
+  TETRAD_CHECK((header.flags & ~kEliasFlag) == 0, ProtocolError, "qsgd packet: unknown flags {:#x}",
+               header.flags);
   const bool elias = (header.flags & kEliasFlag) != 0;
   TETRAD_CHECK(elias == elias_, ProtocolError, "qsgd packet: {} coding where {} was expected",
                elias ? "Elias" : "fixed-width", elias_ ? "Elias" : "fixed-width");
@@ -169,8 +181,7 @@ void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
     float* out = output.data();
     for (size_t i = 0; i < n; ++i) {
       const uint32_t l = getGamma(bits) - 1;
-      TETRAD_CHECK(l <= s, ProtocolError, "qsgd packet: level {} above {} at element {}", l, s,
-                   i);
+      TETRAD_CHECK(l <= s, ProtocolError, "qsgd packet: level {} above {} at element {}", l, s, i);
       const float value = unit * static_cast<float>(l);
       out[i] += (l > 0 && bits.bit()) ? -value : value;
     }

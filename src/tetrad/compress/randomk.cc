@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/selection.h"
 
 namespace tetrad {
@@ -127,7 +128,7 @@ Packet RandomK::encode(std::span<const float> input, CompressorState& state) con
   const uint64_t step = state.step;
   const std::vector<float> values = encodeSummable(input, state);
   Packet packet;
-  packet.bytes.reserve(kPacketHeaderBytes + 20 + 4 * values.size());
+  reservePacket(packet.bytes, kPacketHeaderBytes + 20 + 4 * values.size());
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kRandomK, input.size(), scaled_ ? kScaledFlag : 0);
   writer.put<uint64_t>(state.seed);

@@ -10,6 +10,7 @@
 
 #include "tetrad/collectives/allgather.h"
 #include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
 namespace tetrad {
@@ -17,7 +18,7 @@ namespace tetrad {
 Packet encodeSignPacket(PacketKind kind, std::span<const float> values, float scale) {
   Packet packet;
   const size_t n = values.size();
-  packet.bytes.reserve(kPacketHeaderBytes + 4 + packedBytes(n, 1));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, kind, n);
   writer.put<float>(scale);
@@ -55,7 +56,9 @@ void SignCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
   addSignValues(parsed.bits, parsed.scale, -parsed.scale, output);
 }
 
-double SignCompressor::bitsPerElement(size_t count) const { return signPacketBits(count); }
+double SignCompressor::bitsPerElement(size_t count) const {
+  return signPacketBits(count);
+}
 
 void SignCompressor::aggregateCustom(Transport& transport, std::span<float> gradient,
                                      CompressorState& state, Tag tag) const {

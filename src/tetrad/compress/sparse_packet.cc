@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/core/error.h"
 
 namespace tetrad {
@@ -54,7 +55,7 @@ ByteWriter startPacket(ByteBuffer& bytes, PacketKind kind, size_t count, size_t 
   TETRAD_CHECK(nnz <= count && count < (size_t{1} << 32), InvalidArgument,
                "sparse packet of {} entries over {} elements (need entries <= elements < 2^32)",
                nnz, count);
-  bytes.reserve(sparsePacketBytes(nnz));
+  reservePacket(bytes, sparsePacketBytes(nnz));
   ByteWriter writer(bytes);
   writePacketHeader(writer, kind, count);
   writer.put<uint32_t>(static_cast<uint32_t>(nnz));

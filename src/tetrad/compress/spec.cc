@@ -51,8 +51,7 @@ int64_t CompressorParams::integer(size_t index, std::string_view what, int64_t m
   if (index >= params.size()) fail(fmt::format("missing {}", what));
   std::optional<int64_t> value = toInteger(params[index]);
   if (!value || *value < min || *value > max) {
-    fail(fmt::format("{} must be an integer in [{}, {}], got '{}'", what, min, max,
-                     params[index]));
+    fail(fmt::format("{} must be an integer in [{}, {}], got '{}'", what, min, max, params[index]));
   }
   return *value;
 }
@@ -125,9 +124,8 @@ CompressorParams parseCompressorSpec(std::string_view spec) {
   bool first = true;
   while (true) {
     size_t colon = body.find(':', start);
-    std::string_view part = body.substr(start, colon == std::string_view::npos
-                                                   ? std::string_view::npos
-                                                   : colon - start);
+    std::string_view part = body.substr(
+        start, colon == std::string_view::npos ? std::string_view::npos : colon - start);
     if (part.empty()) {
       result.fail(first ? "empty compressor name" : "empty parameter");
     }

@@ -11,6 +11,7 @@
 
 #include "tetrad/compress/bit_packing.h"
 #include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
 namespace tetrad {
@@ -38,7 +39,7 @@ Packet TernGradCompressor::encode(std::span<const float> input, CompressorState&
   const float threshold = finite ? s : 0.0f;
 
   Packet packet;
-  packet.bytes.reserve(kPacketHeaderBytes + 4 + packedBytes(n, kBits));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, kBits));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kTernGrad, n);
   writer.put<float>(s);
