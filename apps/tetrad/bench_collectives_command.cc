@@ -81,6 +81,21 @@ BenchPlan makePlan(const BenchFlags& flags) {
   plan.launch.timeoutSeconds = flags.timeout;
   plan.launch.payloadFree = flags.payloadFree;
   plan.launch.simConfig = flags.simConfig;
+  // The bench compares algorithms by their α–β cost, so a simulated cluster
+  // uses SimGrid's plain CM02 model without cross traffic unless the user
+  // picks a model (e.g. --sim-cfg network/model:LV08 for TCP factors).
+  auto configures = [&](std::string_view prefix) {
+    for (const std::string& item : flags.simConfig) {
+      if (std::string_view(item).starts_with(prefix)) return true;
+    }
+    return false;
+  };
+  if (!isMpiCluster(flags.cluster)) {
+    if (!configures("network/model")) plan.launch.simConfig.push_back("network/model:CM02");
+    if (!configures("network/crosstraffic")) {
+      plan.launch.simConfig.push_back("network/crosstraffic:0");
+    }
+  }
   TETRAD_CHECK(flags.workers >= 0, InvalidArgument, "--workers must be >= 0, got {}",
                flags.workers);
   TETRAD_CHECK(flags.timeout > 0, InvalidArgument, "--timeout must be positive, got {}",
@@ -219,6 +234,11 @@ void printHeader(const BenchPlan& plan, Transport& t) {
       "# %d timed iterations after %d warm-up, median of the slowest rank; busbw = "
       "algbw * 2(n-1)/n\n",
       plan.iters, plan.warmup);
+  if (!plan.launch.simConfig.empty()) {
+    std::string items;
+    for (const std::string& item : plan.launch.simConfig) items += " " + item;
+    std::printf("# SimGrid configuration:%s\n", items.c_str());
+  }
   if (!t.carriesPayload()) {
     std::printf(
         "# payload-free: messages carry sizes only; results are not verified (#wrong "
