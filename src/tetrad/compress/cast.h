@@ -1,23 +1,23 @@
 // `fp16` and `bf16`: cast every element to a 16-bit float (IEEE binary16 or
 // bfloat16), round to nearest even. 16 bits per element, deterministic,
-// biased only by rounding. Aggregation is summable: decoding is exact, so
-// summing decoded tensors equals summing in the compressed domain widened to
-// float32; the aggregation layer (aggregate.cc) all-reduces the decoded
-// float32 values, so the bytes moved by that all-reduce are float32 — the
-// 16-bit packet is what a half-precision all-reduce would move (documented in
-// docs/compression.md).
+// biased only by rounding. Aggregation is summable in the compressed domain:
+// summableWire() is WirePrecision::kFloat16 / kBFloat16, so aggregate()
+// all-reduces with 2-byte values in every message (each hop converts the
+// block it forwards, the receiver accumulates in float32; see
+// collectives/allreduce.h). The ring therefore moves 2(p-1)/p·n·2 bytes per
+// rank instead of ·4, and the result carries the 16-bit rounding of the
+// partial sums (docs/compression.md).
 //
 // fp16 overflows to ±inf beyond 65504 and keeps NaN; bf16 has float32's range.
-// The conversion uses F16C (and AVX-512) when the build targets them, with a
-// portable fallback that gives bit-identical results.
+// The conversions are those of core/float16.h (F16C / AVX-512 when the build
+// targets them, bit-identical portable fallback).
 //
 // Specs: "fp16", "bf16". Stateless; const-callable from any thread.
 #pragma once
 
-#include <cstdint>
-
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/spec.h"
+#include "tetrad/core/float16.h"
 
 namespace tetrad {
 
@@ -28,6 +28,7 @@ class HalfCompressor final : public Compressor {
   explicit HalfCompressor(HalfFormat format) : format_(format) {}
   std::string spec() const override { return format_ == HalfFormat::kFp16 ? "fp16" : "bf16"; }
   Aggregation aggregation() const override { return Aggregation::kSummable; }
+  WirePrecision summableWire() const override;
   Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
@@ -38,17 +39,5 @@ class HalfCompressor final : public Compressor {
 
 CompressorPtr makeFp16(const CompressorParams& params);
 CompressorPtr makeBf16(const CompressorParams& params);
-
-// Portable scalar conversions (round to nearest even; NaN stays NaN).
-uint16_t floatToHalfPortable(float value);
-float halfToFloatPortable(uint16_t half);
-uint16_t floatToBf16(float value);
-float bf16ToFloat(uint16_t value);
-
-// Bulk conversions, vectorised when the CPU allows; `out`/`in` may be unaligned.
-void floatsToHalf(std::span<const float> in, std::byte* out);
-void addHalfToFloats(const std::byte* in, std::span<float> out);
-void floatsToBf16(std::span<const float> in, std::byte* out);
-void addBf16ToFloats(const std::byte* in, std::span<float> out);
 
 }  // namespace tetrad

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/collectives/collective_options.h"
 #include "tetrad/core/bytes.h"
 #include "tetrad/transport/transport.h"
 
@@ -140,6 +141,12 @@ class Compressor {
                                             CompressorState& state) const;
   virtual void expandSummed(std::span<const float> summed, const CompressorState& state,
                             std::span<float> output) const;
+  // kSummable only: the element type of the messages of that all-reduce
+  // (collectives/collective_options.h). kFloat32 (the default) sends the
+  // summable floats as they are; fp16 and bf16 return kFloat16 / kBFloat16,
+  // so that their 16 bits per element really are what travels (partial sums
+  // are rounded to 16 bits at each hop, accumulation is in float32).
+  virtual WirePrecision summableWire() const { return WirePrecision::kFloat32; }
 };
 
 using CompressorPtr = std::unique_ptr<Compressor>;

@@ -37,6 +37,7 @@ class ErrorFeedback final : public Compressor {
                                     CompressorState& state) const override;
   void expandSummed(std::span<const float> summed, const CompressorState& state,
                     std::span<float> output) const override;
+  WirePrecision summableWire() const override { return inner_->summableWire(); }
 
   const Compressor& inner() const { return *inner_; }
 

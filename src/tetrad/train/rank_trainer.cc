@@ -12,6 +12,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/compute_model.h"
+#include "tetrad/train/evaluation.h"
 #include "tetrad/train/flat_gradients.h"
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/partition.h"
@@ -20,70 +21,13 @@
 namespace tetrad::train {
 namespace {
 
-constexpr Tag kEvalTag = 100;
-constexpr Tag kBufferTag = 120;
 constexpr Tag kStatsTag = 140;
 constexpr Tag kAggregateBaseTag = 1000;
 constexpr uint64_t kCompressorSeedStream = 0x5000;
-constexpr int64_t kEvalBatch = 500;
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-struct EvalResult {
-  double loss = 0;
-  double accuracy = 0;
-};
-
-// Averages the floating-point buffers (batch-norm running statistics) across
-// ranks, so every replica evaluates with the same model.
-void averageBuffers(Model& model, Transport& transport, const AllreduceOptions& options) {
-  std::vector<torch::Tensor> buffers;
-  for (const torch::Tensor& b : model.buffers()) {
-    if (b.is_floating_point()) buffers.push_back(b);
-  }
-  if (buffers.empty() || transport.size() == 1) return;
-  std::vector<float> flat = flattenParameters(buffers);
-  AllreduceOptions average = options;
-  average.op = ReduceOp::kAverage;
-  average.tag = kBufferTag;
-  allreduce(transport, flat, average);
-  size_t offset = 0;
-  for (torch::Tensor& b : buffers) {
-    b.copy_(torch::from_blob(flat.data() + offset, b.sizes(), torch::kFloat32));
-    offset += size_t(b.numel());
-  }
-}
-
-EvalResult evaluate(Model& model, BatchBuilder& builder, const std::vector<int64_t>& shard,
-                    Transport& transport, const AllreduceOptions& options) {
-  averageBuffers(model, transport, options);
-  // The no-grad scope closes before the all-reduce (see rank_trainer.h).
-  double lossSum = 0, correct = 0;
-  {
-    torch::NoGradGuard noGrad;
-    model.eval();
-    for (size_t begin = 0; begin < shard.size(); begin += kEvalBatch) {
-      size_t count = std::min<size_t>(kEvalBatch, shard.size() - begin);
-      auto [images, labels] = builder.gather(std::span(shard).subspan(begin, count));
-      torch::Tensor logits = model.forward(images);
-      lossSum += torch::nn::functional::cross_entropy(
-                     logits, labels,
-                     torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                     .item<double>();
-      correct += double(logits.argmax(1).eq(labels).sum().item<int64_t>());
-    }
-    model.train();
-  }
-  std::vector<float> stats = {float(correct), float(lossSum), float(shard.size())};
-  AllreduceOptions sum = options;
-  sum.op = ReduceOp::kSum;
-  sum.tag = kEvalTag;
-  allreduce(transport, stats, sum);
-  TETRAD_CHECK(stats[2] > 0, InvalidArgument, "the test set is empty");
-  return {stats[1] / stats[2], stats[0] / stats[2]};
 }
 
 }  // namespace
@@ -171,7 +115,7 @@ RankResult RankTrainer::run(bool keepParameters) {
     double evalStart = t.now();
     Clock::time_point evalWallStart = Clock::now();
     uint64_t sent = t.traffic().totalBytesSent(), received = t.traffic().totalBytesReceived();
-    EvalResult r = evaluate(*model_, testBatches, testShard, t, collective);
+    EvalResult r = evaluateOnRanks(*model_, testBatches, testShard, t, collective);
     evalSent += t.traffic().totalBytesSent() - sent;
     evalReceived += t.traffic().totalBytesReceived() - received;
     evalTime += t.now() - evalStart;
@@ -247,10 +191,15 @@ RankResult RankTrainer::run(bool keepParameters) {
       }
       if (c.evalEvery > 0 && iteration % c.evalEvery == 0) runEval(iteration);
       if (recorder_) {
+        // Loss and accuracy of the current logging window (the last logged
+        // window right after a metrics line).
+        bool window = windowSamples > 0;
         recorder_->progress(
             fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
                         "wall {:.1f} s",
-                        epoch + 1, c.epochs, iteration, total, record.loss, record.accuracy,
+                        epoch + 1, c.epochs, iteration, total,
+                        window ? windowLoss / windowSamples : record.loss,
+                        window ? windowCorrect / windowSamples : record.accuracy,
                         lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", lastTest),
                         simulated ? "sim" : "time", trainTime(),
                         secondsSince(wallStart) - evalWall),
