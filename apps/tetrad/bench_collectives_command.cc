@@ -10,10 +10,17 @@
 // iteration starts after a barrier; its time is the slowest rank's, and the
 // table shows the median over iterations, algbw = bytes / time and busbw =
 // algbw · 2(n-1)/n (the bytes each rank's link carries, nccl-tests'
-// convention). Every iteration fills each rank's buffer with distinct small
-// integers, so every algorithm's sum is exact and the result is checked
-// element by element (#wrong, summed over ranks and iterations; must be 0);
-// payload-free runs carry no data and skip the check. On a star cluster the
+// convention). Every iteration fills each rank's buffer with small
+// integers, so every algorithm's float32 sum is exact and the result is
+// checked element by element (#wrong, summed over ranks and iterations; must
+// be 0); payload-free runs carry no data and skip the check.
+// --wire fp16|bf16 sends 2-byte values in every message
+// (AllreduceOptions::wire): #wrong then counts elements outside the wire's
+// documented error bound, 2p·u·(exact sum) with u = 2^-11 (fp16) or 2^-8
+// (bf16), and sums of small integers stay exact while every partial sum is
+// representable (fp16: up to 2048). Size, algbw and busbw count the float32
+// bytes of the user's vector; the α–β model uses the wire's 2-byte element,
+// so with a 16-bit wire time halves where β dominates. On a star cluster the
 // α–β prediction (collectives/collective_cost.h) and simulated/model are
 // shown (on a two-level cluster, for hierarchical all-reduce only); under MPI, when native
 // (MPI_Allreduce) is among the algorithms, busbw / native busbw at the same size.
@@ -55,6 +62,7 @@ struct BenchFlags {
   int warmup = -1;  // -1: 0 simulated, 5 under MPI
   bool payloadFree = false;
   std::string op = "sum";
+  std::string wire = "fp32";
   double timeout = 300;
   std::vector<std::string> simConfig;
 };
@@ -64,6 +72,7 @@ struct BenchPlan {
   std::vector<AllreduceAlgorithm> algorithms;
   std::vector<size_t> counts;  // floats per size
   ReduceOp op = ReduceOp::kSum;
+  WirePrecision wire = WirePrecision::kFloat32;
   int iters = 0;
   int warmup = 0;
   // α–β parameters where the model applies: a star (every algorithm), or
@@ -119,9 +128,13 @@ BenchPlan makePlan(const BenchFlags& flags) {
     }
   }
 
+  plan.wire = parseWirePrecision(flags.wire);
+  const bool nativeWire = plan.wire == WirePrecision::kFloat32;
   if (flags.algorithms.empty()) {
     for (AllreduceAlgorithm a : allAllreduceAlgorithms()) {
-      if (a != AllreduceAlgorithm::kNative || plan.mpi) plan.algorithms.push_back(a);
+      if (a != AllreduceAlgorithm::kNative || (plan.mpi && nativeWire)) {
+        plan.algorithms.push_back(a);
+      }
     }
   } else {
     size_t start = 0;
@@ -136,6 +149,8 @@ BenchPlan makePlan(const BenchFlags& flags) {
   for (AllreduceAlgorithm a : plan.algorithms) {
     TETRAD_CHECK(a != AllreduceAlgorithm::kNative || plan.mpi, InvalidArgument,
                  "--algorithms native needs --cluster mpi (MPI_Allreduce is the baseline there)");
+    TETRAD_CHECK(a != AllreduceAlgorithm::kNative || nativeWire, InvalidArgument,
+                 "--algorithms native sends float32 only: drop it or use --wire fp32");
   }
   // The native baseline runs first at each size so that others compare to it.
   std::stable_partition(plan.algorithms.begin(), plan.algorithms.end(),
@@ -158,6 +173,7 @@ BenchPlan makePlan(const BenchFlags& flags) {
   TETRAD_CHECK(flags.op == "sum" || flags.op == "avg", InvalidArgument,
                "--op must be sum or avg, got '{}'", flags.op);
   plan.op = flags.op == "sum" ? ReduceOp::kSum : ReduceOp::kAverage;
+
   TETRAD_CHECK(flags.iters >= 0 && flags.warmup >= -1, InvalidArgument,
                "--iters must be >= 1 and --warmup >= 0");
   plan.iters = flags.iters > 0 ? flags.iters : (plan.mpi ? 20 : 2);
@@ -165,16 +181,29 @@ BenchPlan makePlan(const BenchFlags& flags) {
   return plan;
 }
 
-// Rank r's element i in iteration k: (r + 1) · ((i + k) mod 7 + 1). Sums over
-// up to ~2.3 million ranks stay below 2^24, so every order gives the exact sum.
+// Rank r's element i in iteration k: (r mod 4 + 1) · ((i + k) mod 7 + 1).
+// Sums over up to ~950,000 ranks stay below 2^24, so every float32 order
+// gives the exact sum; up to ~3,700 ranks they stay finite in fp16.
 float inputValue(int rank, size_t i, int iteration) {
-  return static_cast<float>((rank + 1) * static_cast<int>((i + iteration) % 7 + 1));
+  return static_cast<float>((rank % 4 + 1) * static_cast<int>((i + iteration) % 7 + 1));
 }
 
-float expectedValue(int p, size_t i, int iteration, ReduceOp op) {
-  const float sum = static_cast<float>(static_cast<int64_t>(p) * (p + 1) / 2 *
-                                       static_cast<int64_t>((i + iteration) % 7 + 1));
-  return op == ReduceOp::kAverage ? sum / static_cast<float>(p) : sum;
+// The exact result, and how far a correct result may be from it.
+struct Expected {
+  float value = 0;
+  float tolerance = 0;
+};
+
+Expected expectedValue(int p, size_t i, int iteration, const BenchPlan& plan) {
+  const int64_t rankFactors = int64_t{10} * (p / 4) + (p % 4) * (p % 4 + 1) / 2;  // Σ r%4+1
+  Expected e;
+  e.value = static_cast<float>(rankFactors * static_cast<int64_t>((i + iteration) % 7 + 1));
+  if (plan.op == ReduceOp::kAverage) e.value /= static_cast<float>(p);
+  if (plan.wire != WirePrecision::kFloat32) {
+    const double u = plan.wire == WirePrecision::kFloat16 ? 0x1p-11 : 0x1p-8;
+    e.tolerance = static_cast<float>(2.0 * p * u * e.value);  // the inputs are positive
+  }
+  return e;
 }
 
 struct Measurement {
@@ -195,13 +224,14 @@ Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algo
     }
     barrier(t, CollectiveOptions{900});
     const double start = t.now();
-    allreduce(t, data, AllreduceOptions{algorithm, plan.op, 100});
+    allreduce(t, data, AllreduceOptions{algorithm, plan.op, 100, plan.wire});
     const double elapsed = t.now() - start;
     if (k < 0) continue;
     times.push_back(elapsed);
     if (verify) {
       for (size_t i = 0; i < data.size(); ++i) {
-        if (data[i] != expectedValue(p, i, k, plan.op)) ++wrong;
+        const Expected e = expectedValue(p, i, k, plan);
+        if (!(std::abs(data[i] - e.value) <= e.tolerance)) ++wrong;
       }
     }
   }
@@ -228,8 +258,17 @@ Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algo
 }
 
 void printHeader(const BenchPlan& plan, Transport& t) {
-  std::printf("# tetrad bench collectives: all-reduce (%s) of float32 on %d ranks, cluster %s\n",
-              plan.op == ReduceOp::kSum ? "sum" : "avg", t.size(), plan.launch.cluster.c_str());
+  std::printf(
+      "# tetrad bench collectives: all-reduce (%s) of float32 with a %s wire on %d ranks, "
+      "cluster %s\n",
+      plan.op == ReduceOp::kSum ? "sum" : "avg", toString(plan.wire).c_str(), t.size(),
+      plan.launch.cluster.c_str());
+  if (plan.wire != WirePrecision::kFloat32) {
+    std::printf(
+        "# %s wire: messages carry 2 bytes per element; size and bandwidths count float32 "
+        "bytes; #wrong counts errors beyond 2p*u*|sum|\n",
+        toString(plan.wire).c_str());
+  }
   std::printf(
       "# %d timed iterations after %d warm-up, median of the slowest rank; busbw = "
       "algbw * 2(n-1)/n\n",
@@ -300,7 +339,7 @@ void runBench(const BenchPlan& plan) {
           if (plan.twoLevel && algorithm != AllreduceAlgorithm::kHierarchical) {
             std::printf(" %12s %9s", "-", "-");  // flat algorithms mix both link kinds
           } else {
-            const double model = allreduceCost(algorithm, p, count, *plan.model);
+            const double model = allreduceCost(algorithm, p, count, *plan.model, plan.wire);
             std::printf(" %12.2f %9.3f", model * 1e6, model > 0 ? m.seconds / model : 0.0);
           }
         }
@@ -340,6 +379,10 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_flag("--payload-free", flags->payloadFree,
                 "simulation only: messages carry sizes but no bytes (no verification)");
   cmd->add_option("--op", flags->op, "sum or avg")->capture_default_str();
+  cmd->add_option("--wire", flags->wire,
+                  "element type on the wire: fp32, fp16 or bf16 (2 bytes per element, partial "
+                  "sums rounded at each hop, float32 accumulation)")
+      ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout, "seconds any wait may take")->capture_default_str();
   cmd->add_option("--sim-cfg", flags->simConfig,
                   "SimGrid configuration item, repeatable (e.g. network/model:CM02)");

@@ -32,11 +32,11 @@ void addBenchTrainCommand(CommandGroups& groups) {
   cmd->callback([options] {
     const train::OverheadBenchOptions& o = *options;
     train::OverheadBenchResult r = train::benchTrainOverhead(o);
-    std::printf("# train-overhead: model %s (%lld parameters), data %s, batch %d, %lld steps, "
-                "%d thread(s)\n",
-                o.config.model.c_str(), static_cast<long long>(r.parameters),
-                o.config.data.c_str(), o.config.batchSize, static_cast<long long>(o.iterations),
-                o.threads);
+    std::printf(
+        "# train-overhead: model %s (%lld parameters), data %s, batch %d, %lld steps, "
+        "%d thread(s)\n",
+        o.config.model.c_str(), static_cast<long long>(r.parameters), o.config.data.c_str(),
+        o.config.batchSize, static_cast<long long>(o.iterations), o.threads);
     std::printf("%8s %18s %18s %8s\n", "repeat", "plain samples/s", "tetrad samples/s", "ratio");
     for (size_t i = 0; i < r.plain.size(); ++i) {
       std::printf("%8zu %18.1f %18.1f %8.3f\n", i + 1, r.plain[i], r.framework[i],

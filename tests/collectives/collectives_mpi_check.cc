@@ -2,6 +2,9 @@
 // collectives/CMakeLists.txt registers N = 1..9):
 //   collectives_mpi_check [--large N]   the correctness sweep of
 //                                       collective_checks.h, native included;
+//   collectives_mpi_check --wire fp16|bf16
+//                                       the wire-precision sweep of
+//                                       wire_checks.h at that precision;
 //   collectives_mpi_check --mismatch ALGORITHM
 //                                       rank 0 passes a different length to
 //                                       the all-reduce: the job must fail
@@ -20,10 +23,12 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/core/error.h"
 #include "tetrad/transport/launcher.h"
+#include "wire_checks.h"
 
 namespace {
 
-int runSweep(size_t large) {
+// `wire` empty: the standard sweep; otherwise the wire sweep at that precision.
+int runSweep(size_t large, std::string_view wire) {
   tetrad::LaunchOptions options;
   options.cluster = "mpi";
   options.timeoutSeconds = 60;
@@ -31,6 +36,13 @@ int runSweep(size_t large) {
   int rank = 0;
   tetrad::launch(options, [&](tetrad::Transport& transport) {
     rank = transport.rank();
+    if (!wire.empty()) {
+      tetrad::testing::WirePlan plan;
+      plan.lengths = tetrad::testing::standardLengths(transport.size(), 20011);
+      plan.wires = {tetrad::parseWirePrecision(wire)};
+      failures = tetrad::testing::runWireChecks(transport, plan);
+      return;
+    }
     tetrad::testing::CheckPlan plan;
     plan.lengths = tetrad::testing::standardLengths(transport.size(), large);
     plan.includeNative = true;
@@ -64,7 +76,8 @@ int main(int argc, char** argv) {
     size_t large = 0;
     if (argc >= 3 && std::string_view(argv[1]) == "--large")
       large = std::strtoul(argv[2], nullptr, 10);
-    return runSweep(large);
+    if (argc >= 3 && std::string_view(argv[1]) == "--wire") return runSweep(0, argv[2]);
+    return runSweep(large, "");
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
     std::fflush(stderr);

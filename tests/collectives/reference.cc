@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tetrad/collectives/partition.h"
+#include "tetrad/core/float16.h"
 
 namespace tetrad::testing {
 namespace {
@@ -21,21 +22,31 @@ int largestPowerOfTwo(int p) {
   return pof2;
 }
 
-// Participant leaves of the non-power-of-two fold.
-std::vector<float> foldLeaves(const std::vector<float>& x) {
+// Participant leaves of the non-power-of-two fold: rank 2i adds what 2i+1
+// sends; in the upper half of the halved fold it is the other way round, and
+// 2i+1 then sends its sum to 2i.
+std::vector<float> foldLeaves(const std::vector<float>& x, WirePrecision wire, bool upperHalf) {
   const int p = static_cast<int>(x.size());
   const int pof2 = largestPowerOfTwo(p);
   const int rem = p - pof2;
   std::vector<float> leaves(static_cast<size_t>(pof2));
-  for (int v = 0; v < pof2; ++v) leaves[v] = v < rem ? x[2 * v] + x[2 * v + 1] : x[v + rem];
+  for (int v = 0; v < pof2; ++v) {
+    if (v >= rem) {
+      leaves[v] = x[v + rem];
+    } else if (upperHalf) {
+      leaves[v] = wireRound(wire, x[2 * v + 1] + wireRound(wire, x[2 * v]));
+    } else {
+      leaves[v] = x[2 * v] + wireRound(wire, x[2 * v + 1]);
+    }
+  }
   return leaves;
 }
 
-float subtreeSum(const std::vector<float>& x, int v) {
+float subtreeSum(const std::vector<float>& x, int v, WirePrecision wire) {
   const int p = static_cast<int>(x.size());
   float acc = x[v];
   for (int mask = 1; mask < p && !(v & mask); mask <<= 1) {
-    if (v + mask < p) acc += subtreeSum(x, v + mask);
+    if (v + mask < p) acc += wireRound(wire, subtreeSum(x, v + mask, wire));
   }
   return acc;
 }
@@ -59,56 +70,75 @@ std::vector<float> inputOf(int rank, size_t n, uint64_t salt) {
   return values;
 }
 
-float ringOrderSum(const std::vector<float>& x, int block) {
+float wireRound(WirePrecision wire, float value) {
+  switch (wire) {
+    case WirePrecision::kFloat32:
+      return value;
+    case WirePrecision::kFloat16:
+      return halfToFloatPortable(floatToHalfPortable(value));
+    case WirePrecision::kBFloat16:
+      return bf16ToFloat(floatToBf16(value));
+  }
+  return value;
+}
+
+float ringOrderSum(const std::vector<float>& x, int block, WirePrecision wire) {
   const int p = static_cast<int>(x.size());
   float acc = x[(block + 1) % p];
-  for (int k = 2; k <= p; ++k) acc += x[(block + k) % p];
+  for (int k = 2; k <= p; ++k) acc = wireRound(wire, acc) + x[(block + k) % p];
   return acc;
 }
 
-float treeOrderSum(const std::vector<float>& x) {
-  return subtreeSum(x, 0);
+float treeOrderSum(const std::vector<float>& x, WirePrecision wire) {
+  return subtreeSum(x, 0, wire);
 }
 
-float doublingOrderSum(const std::vector<float>& x) {
-  std::vector<float> cur = foldLeaves(x);
+// Both partners round their own vector too, so every participant ends equal.
+float doublingOrderSum(const std::vector<float>& x, WirePrecision wire) {
+  std::vector<float> cur = foldLeaves(x, wire, false);
   const int pof2 = static_cast<int>(cur.size());
   for (int mask = 1; mask < pof2; mask <<= 1) {
     std::vector<float> next(cur.size());
-    for (int v = 0; v < pof2; ++v) next[v] = cur[v] + cur[v ^ mask];
+    for (int v = 0; v < pof2; ++v)
+      next[v] = wireRound(wire, cur[v]) + wireRound(wire, cur[v ^ mask]);
     cur = next;
   }
   return cur[0];
 }
 
-float halvingOrderSum(const std::vector<float>& x) {
-  std::vector<float> cur = foldLeaves(x);
+// At each step the participant that keeps the element (the one agreeing with
+// `owner` on the step's bit) adds what its partner sends; only the values of
+// those keepers are used.
+float halvingOrderSum(const std::vector<float>& x, int owner, bool upperHalf, WirePrecision wire) {
+  std::vector<float> cur = foldLeaves(x, wire, upperHalf);
   const int pof2 = static_cast<int>(cur.size());
   for (int mask = pof2 / 2; mask >= 1; mask /= 2) {
     std::vector<float> next(cur.size());
-    for (int v = 0; v < pof2; ++v) next[v] = cur[v] + cur[v ^ mask];
+    for (int v = 0; v < pof2; ++v) next[v] = cur[v] + wireRound(wire, cur[v ^ mask]);
     cur = next;
   }
-  return cur[0];
+  return cur[owner];
 }
 
-float hierarchicalOrderSum(const std::vector<float>& x, int ranksPerNode, int leaderBlock) {
+float hierarchicalOrderSum(const std::vector<float>& x, int ranksPerNode, int leaderBlock,
+                           WirePrecision wire) {
   const int p = static_cast<int>(x.size());
   const int g = std::clamp(ranksPerNode, 1, p);
   std::vector<float> nodeSums;
   for (int first = 0; first < p; first += g) {
     std::vector<float> node(x.begin() + first, x.begin() + std::min(first + g, p));
-    nodeSums.push_back(treeOrderSum(node));
+    nodeSums.push_back(treeOrderSum(node, wire));
   }
-  return ringOrderSum(nodeSums, leaderBlock);
+  return ringOrderSum(nodeSums, leaderBlock, wire);
 }
 
 std::vector<float> expectedAllreduce(AllreduceAlgorithm algorithm, int p, int ranksPerNode,
-                                     size_t n, ReduceOp op, uint64_t salt) {
+                                     size_t n, ReduceOp op, uint64_t salt, WirePrecision wire) {
   std::vector<std::vector<float>> inputs;
   for (int r = 0; r < p; ++r) inputs.push_back(inputOf(r, n, salt));
   const int g = std::clamp(ranksPerNode, 1, p);
   const int nodes = (p + g - 1) / g;
+  const int rem = p - largestPowerOfTwo(p);
   std::vector<float> x(static_cast<size_t>(p));
   std::vector<float> out(n);
   int block = 0;
@@ -120,25 +150,27 @@ std::vector<float> expectedAllreduce(AllreduceAlgorithm algorithm, int p, int ra
     float sum = 0;
     switch (algorithm) {
       case AllreduceAlgorithm::kRing:
-        sum = ringOrderSum(x, block);
+        sum = ringOrderSum(x, block, wire);
         break;
       case AllreduceAlgorithm::kTree:
-        sum = treeOrderSum(x);
+        sum = treeOrderSum(x, wire);
         break;
       case AllreduceAlgorithm::kRecursiveDoubling:
-        sum = doublingOrderSum(x);
+        sum = doublingOrderSum(x, wire);
         break;
-      case AllreduceAlgorithm::kRabenseifner:
-        sum = halvingOrderSum(x);
+      case AllreduceAlgorithm::kRabenseifner: {
+        const int owner = block < 2 * rem ? block / 2 : block - rem;
+        sum = halvingOrderSum(x, owner, i >= n / 2, wire);
         break;
+      }
       case AllreduceAlgorithm::kHierarchical:
-        sum = hierarchicalOrderSum(x, ranksPerNode, leaderBlock);
+        sum = hierarchicalOrderSum(x, ranksPerNode, leaderBlock, wire);
         break;
       case AllreduceAlgorithm::kNative:
         for (float value : x) sum += value;
         break;
     }
-    out[i] = finish(sum, op, p);
+    out[i] = wireRound(wire, finish(sum, op, p));
   }
   return out;
 }

@@ -33,6 +33,39 @@ TEST(Cast, EveryHalfDecodesLikeThePortableCode) {
   }
 }
 
+// The overwriting bulk decoders of core/float16.h (used by the 16-bit wire of
+// the all-reduce) against the scalar code, on every 16-bit pattern, with a
+// length that leaves a scalar tail after the vector loop.
+TEST(Cast, BulkDecodersWriteLikeThePortableCode) {
+  std::vector<std::byte> bytes(2 * 65537);
+  for (uint32_t h = 0; h < 65537; ++h) {
+    uint16_t v = static_cast<uint16_t>(h);
+    std::memcpy(bytes.data() + 2 * h, &v, 2);
+  }
+  std::vector<float> half(65537, 123.0f), bf16(65537, 123.0f);
+  halfToFloats(bytes.data(), half);
+  bf16ToFloats(bytes.data(), bf16);
+  for (uint32_t h = 0; h < 65537; ++h) {
+    const uint16_t v = static_cast<uint16_t>(h);
+    const float wantHalf = halfToFloatPortable(v);
+    const float wantBf16 = bf16ToFloat(v);
+    if (std::isnan(wantHalf)) {
+      EXPECT_TRUE(std::isnan(half[h])) << h;
+    } else {
+      ASSERT_EQ(std::bit_cast<uint32_t>(half[h]), std::bit_cast<uint32_t>(wantHalf)) << h;
+    }
+    ASSERT_EQ(std::bit_cast<uint32_t>(bf16[h]), std::bit_cast<uint32_t>(wantBf16)) << h;
+  }
+}
+
+TEST(Cast, SummableWireIsSixteenBits) {
+  EXPECT_EQ(makeCompressor("fp16")->summableWire(), WirePrecision::kFloat16);
+  EXPECT_EQ(makeCompressor("bf16")->summableWire(), WirePrecision::kBFloat16);
+  EXPECT_EQ(makeCompressor("fp16,ef")->summableWire(), WirePrecision::kFloat16);
+  EXPECT_EQ(makeCompressor("bf16,ef")->summableWire(), WirePrecision::kBFloat16);
+  EXPECT_EQ(makeCompressor("none")->summableWire(), WirePrecision::kFloat32);
+}
+
 TEST(Cast, Fp16RoundTripIsExactOnRepresentableValues) {
   // Every finite half value, as float, survives encode/decode bit-exactly.
   std::vector<float> x;

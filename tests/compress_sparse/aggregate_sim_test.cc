@@ -109,8 +109,9 @@ TEST_P(AggregateSim, GatherEqualsDecodeEveryPacketAndSum) {
 
 TEST_P(AggregateSim, SummableEqualsDecodeEveryPacketAndSum) {
   const int p = GetParam();
-  for (const char* spec :
-       {"randomk:0.01", "randomk:0.05:scaled", "randomk:0.05,ef", "none", "fp16"}) {
+  // fp16/bf16 round partial sums to 16 bits at every hop, so they differ from
+  // "decode and sum" by the wire's rounding: tests/compress_wire covers them.
+  for (const char* spec : {"randomk:0.01", "randomk:0.05:scaled", "randomk:0.05,ef", "none"}) {
     std::vector<uint64_t> sent;
     const Results results = runAggregate(p, spec, &sent, AllreduceAlgorithm::kRecursiveDoubling);
     const auto expected = decodeAndSum(p, spec);

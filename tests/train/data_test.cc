@@ -102,16 +102,16 @@ TEST(IdxReader, CorruptFilesAreErrors) {
   EXPECT_NE(errorOf([&] { readIdxFile(path, 3, "h"); }).find(path), std::string::npos);
   // Not IDX at all.
   writeAll(path, "hello, this is not an IDX file");
-  EXPECT_NE(errorOf([&] { readIdxFile(path, 3, "h"); }).find("not an IDX file"),
-            std::string::npos);
+  EXPECT_NE(errorOf([&] { readIdxFile(path, 3, "h"); }).find("not an IDX file"), std::string::npos);
   // Wrong rank (labels file given where images are expected).
   writeIdxFile(path, {10}, pattern(10, 0), true);
   EXPECT_NE(errorOf([&] { readIdxFile(path, 3, "h"); }).find("expected 3"), std::string::npos);
 }
 
 TEST(IdxReader, MissingFileNamesTheFileAndTheFix) {
-  std::string message =
-      errorOf([] { loadData({"fashion-mnist", "/nonexistent/fmnist", 0, 0, 1}); });
+  std::string message = errorOf([] {
+    loadData({"fashion-mnist", "/nonexistent/fmnist", 0, 0, 1});
+  });
   EXPECT_NE(message.find("/nonexistent/fmnist/train-images-idx3-ubyte.gz"), std::string::npos)
       << message;
   EXPECT_NE(message.find("--data-dir"), std::string::npos) << message;
@@ -141,12 +141,16 @@ TEST(Dataset, MismatchedLabelsAreErrors) {
   std::string dir = makeTempDir("mismatch");
   writeIdxDataset(dir, 40, 12, true);
   writeIdxFile(dir + "/train-labels-idx1-ubyte.gz", {39}, pattern(39, 0), true);
-  EXPECT_NE(errorOf([&] { loadData({"mnist", dir, 0, 0, 1}); }).find("40 images but 39 labels"),
+  EXPECT_NE(errorOf([&] {
+              loadData({"mnist", dir, 0, 0, 1});
+            }).find("40 images but 39 labels"),
             std::string::npos);
   std::vector<uint8_t> bad(40, 2);
   bad[17] = 12;
   writeIdxFile(dir + "/train-labels-idx1-ubyte.gz", {40}, bad, true);
-  EXPECT_NE(errorOf([&] { loadData({"mnist", dir, 0, 0, 1}); }).find("sample 17 has label 12"),
+  EXPECT_NE(errorOf([&] {
+              loadData({"mnist", dir, 0, 0, 1});
+            }).find("sample 17 has label 12"),
             std::string::npos);
 }
 
@@ -193,10 +197,14 @@ TEST(CifarReader, ReadsBatchesAndRejectsBadOnes) {
   EXPECT_NE(message.find("whole number"), std::string::npos) << message;
   bytes[3073] = char(10);  // label of record 1
   writeAll(dir + "/test_batch.bin", bytes);
-  EXPECT_NE(errorOf([&] { loadData({"cifar10", dir, 0, 0, 1}); }).find("record 1 has label 10"),
+  EXPECT_NE(errorOf([&] {
+              loadData({"cifar10", dir, 0, 0, 1});
+            }).find("record 1 has label 10"),
             std::string::npos);
   fs::remove(dir + "/data_batch_3.bin");
-  EXPECT_NE(errorOf([&] { loadData({"cifar10", dir, 0, 0, 1}); }).find("data_batch_3.bin"),
+  EXPECT_NE(errorOf([&] {
+              loadData({"cifar10", dir, 0, 0, 1});
+            }).find("data_batch_3.bin"),
             std::string::npos);
 }
 
@@ -214,7 +222,9 @@ TEST(Synthetic, IsSeededAndBalancedEnough) {
 }
 
 TEST(Dataset, UnknownNameIsAnError) {
-  EXPECT_NE(errorOf([] { loadData({"imagenet", "", 0, 0, 1}); }).find("unknown dataset"),
+  EXPECT_NE(errorOf([] {
+              loadData({"imagenet", "", 0, 0, 1});
+            }).find("unknown dataset"),
             std::string::npos);
 }
 

@@ -30,7 +30,8 @@ TEST_P(BspEquivalence, MatchesSingleProcessLoopWithNTimesTheBatch) {
   LaunchOptions options;
   options.cluster = config.cluster;
   options.workers = c.workers;
-  launch(options, [&](Transport& t) { parameters[t.rank()] = testing::trainRank(config, data, t); });
+  launch(options,
+         [&](Transport& t) { parameters[t.rank()] = testing::trainRank(config, data, t); });
   PlainLoopResult reference = trainPlainLoop(config, data, c.batch * c.workers, iterations);
   for (int r = 0; r < c.workers; ++r) {
     EXPECT_LT(testing::maxRelativeDifference(parameters[r], reference.parameters), 1e-4)
@@ -46,7 +47,8 @@ INSTANTIATE_TEST_SUITE_P(Sim, BspEquivalence,
                          ::testing::Values(Case{"mlp", 2, 16, "ring"}, Case{"cnn", 2, 8, "ring"},
                                            Case{"mlp", 4, 8, "rd"},
                                            Case{"mlp", 3, 8, "rabenseifner"},
-                                           Case{"cnn", 4, 4, "tree"}),
+                                           Case{"cnn", 4, 4, "tree"},
+                                           Case{"mlp", 4, 4, "hierarchical"}),
                          [](const auto& info) {
                            return info.param.model + "_" + std::to_string(info.param.workers) +
                                   "ranks_" + info.param.algorithm;

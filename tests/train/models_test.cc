@@ -1,10 +1,11 @@
 // Models, the flat gradient buffer and batch assembly.
+#include "tetrad/train/models.h"
+
 #include <gtest/gtest.h>
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/flat_gradients.h"
-#include "tetrad/train/models.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {
@@ -13,8 +14,8 @@ namespace {
 TEST(Models, ShapesParameterCountsAndFlops) {
   // Hand-computed parameter counts for 1x28x28 inputs and 10 classes.
   const int64_t mlp = 784 * 256 + 256 + 256 * 128 + 128 + 128 * 10 + 10;
-  const int64_t cnn = (1 * 32 * 25 + 32) + (32 * 64 * 25 + 64) + (64 * 7 * 7 * 512 + 512) +
-                      (512 * 10 + 10);
+  const int64_t cnn =
+      (1 * 32 * 25 + 32) + (32 * 64 * 25 + 64) + (64 * 7 * 7 * 512 + 512) + (512 * 10 + 10);
   EXPECT_EQ(makeModel("mlp", {1, 28, 28, 10})->parameterCount(), mlp);
   EXPECT_EQ(makeModel("cnn", {1, 28, 28, 10})->parameterCount(), cnn);
   // ResNet-20 with projection shortcuts: about 0.27 M parameters.
@@ -24,8 +25,8 @@ TEST(Models, ShapesParameterCountsAndFlops) {
   for (std::string name : {"mlp", "cnn", "resnet20"}) {
     for (InputShape shape : {InputShape{1, 28, 28, 10}, InputShape{3, 32, 32, 10}}) {
       ModelPtr model = makeModel(name, shape);
-      torch::Tensor logits = model->forward(torch::randn({3, shape.channels, shape.height,
-                                                          shape.width}));
+      torch::Tensor logits =
+          model->forward(torch::randn({3, shape.channels, shape.height, shape.width}));
       EXPECT_EQ(logits.sizes(), (std::vector<int64_t>{3, 10})) << name;
       EXPECT_GT(model->forwardFlops(), 2.0 * double(model->parameterCount()) * 0.99) << name;
     }

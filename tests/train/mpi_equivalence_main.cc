@@ -2,6 +2,8 @@
 // momentum and weight decay, ring all-reduce, no compression) must end with
 // the parameters of a plain single-process loop with batch N*b. Every rank
 // compares; exit status 0 only when all of them match.
+//
+// usage: mpi_equivalence [ALGORITHM]   (default ring; e.g. native, rd)
 #include <cstdio>
 
 #include "tetrad/core/error.h"
@@ -9,7 +11,7 @@
 #include "tetrad/transport/launcher.h"
 #include "train_test_util.h"
 
-int main() {
+int main(int argc, char** argv) {
   using namespace tetrad;
   using namespace tetrad::train;
   try {
@@ -17,8 +19,10 @@ int main() {
     const int batch = 8;
     const int64_t iterations = 6;
     DataSplits data = testing::smallSynthetic(512, 64);
+    const std::string algorithm = argc > 1 ? argv[1] : "ring";
     TrainConfig config = testing::equivalenceConfig("cnn", batch, iterations);
     config.cluster = "mpi";
+    config.arch = "allreduce:" + algorithm;
     resolveConfig(config);
     std::vector<float> distributed;
     int workers = 0, rank = 0;
@@ -30,12 +34,11 @@ int main() {
       rank = t.rank();
       distributed = testing::trainRank(config, data, t);
     });
-    TETRAD_CHECK(workers >= 2, Error, "run this test with mpirun -np 2 or more (got {})",
-                 workers);
+    TETRAD_CHECK(workers >= 2, Error, "run this test with mpirun -np 2 or more (got {})", workers);
     PlainLoopResult reference = trainPlainLoop(config, data, batch * workers, iterations);
     double difference = testing::maxRelativeDifference(distributed, reference.parameters);
-    std::printf("rank %d of %d: %zu parameters, max relative difference %.3g\n", rank, workers,
-                distributed.size(), difference);
+    std::printf("rank %d of %d (%s): %zu parameters, max relative difference %.3g\n", rank, workers,
+                algorithm.c_str(), distributed.size(), difference);
     if (!(difference < 1e-4)) {
       std::printf("rank %d: FAIL: BSP parameters differ from the single-process loop\n", rank);
       return 1;

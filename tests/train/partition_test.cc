@@ -1,12 +1,13 @@
 // Partitioning: iid strided shards reproduce the single-worker batches;
 // Dirichlet shards are disjoint, complete, deterministic and skewed.
+#include "tetrad/train/partition.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/partition.h"
 
 namespace tetrad::train {
 namespace {
@@ -35,7 +36,8 @@ TEST(Partition, IidStepsOfNRanksCoverTheOneRankStep) {
       std::multiset<int64_t> expected(one.begin() + s * workers * batch,
                                       one.begin() + (s + 1) * workers * batch);
       std::multiset<int64_t> got;
-      for (auto& order : ranks) got.insert(order.begin() + s * batch, order.begin() + (s + 1) * batch);
+      for (auto& order : ranks)
+        got.insert(order.begin() + s * batch, order.begin() + (s + 1) * batch);
       ASSERT_EQ(got, expected) << "epoch " << epoch << " step " << s;
     }
   }

@@ -27,28 +27,38 @@ constexpr AlgorithmName kNames[] = {
 
 void allreduce(Transport& transport, std::span<float> data, const AllreduceOptions& options) {
   checkCollectiveTag(transport, options.tag, "all-reduce");
+  const WirePrecision wire = options.wire;
+  const Tag tag = options.tag;
+  const ReduceOp op = options.op;
   detail::runWithContext(
       [&] {
         switch (options.algorithm) {
           case AllreduceAlgorithm::kRing:
-            return detail::allreduceRing(transport, data, options.op, options.tag);
+            return detail::allreduceRing(transport, data, op, wire, tag);
           case AllreduceAlgorithm::kRecursiveDoubling:
-            return detail::allreduceRecursiveDoubling(transport, data, options.op, options.tag);
+            return detail::allreduceRecursiveDoubling(transport, data, op, wire, tag);
           case AllreduceAlgorithm::kRabenseifner:
-            return detail::allreduceRabenseifner(transport, data, options.op, options.tag);
+            return detail::allreduceRabenseifner(transport, data, op, wire, tag);
           case AllreduceAlgorithm::kTree:
-            return detail::allreduceTree(transport, data, options.op, options.tag);
+            return detail::allreduceTree(transport, data, op, wire, tag);
           case AllreduceAlgorithm::kHierarchical:
-            return detail::allreduceHierarchical(transport, data, options.op, options.tag);
+            return detail::allreduceHierarchical(transport, data, op, wire, tag);
           case AllreduceAlgorithm::kNative:
-            return transport.nativeAllreduce(data, options.op);
+            TETRAD_CHECK(wire == WirePrecision::kFloat32, Unsupported,
+                         "the native all-reduce sends float32 only; a {} wire needs one of "
+                         "ring, rd, rabenseifner, tree, hierarchical",
+                         toString(wire));
+            return transport.nativeAllreduce(data, op);
         }
         TETRAD_FAIL(InvalidArgument, "unknown all-reduce algorithm {}",
                     static_cast<int>(options.algorithm));
       },
       [&] {
-        return fmt::format("rank {} of {}: {} all-reduce of {} floats (tag {})", transport.rank(),
-                           transport.size(), toString(options.algorithm), data.size(), options.tag);
+        const std::string wireNote =
+            wire == WirePrecision::kFloat32 ? "" : fmt::format(", {} wire", toString(wire));
+        return fmt::format("rank {} of {}: {} all-reduce of {} floats{} (tag {})", transport.rank(),
+                           transport.size(), toString(options.algorithm), data.size(), wireNote,
+                           tag);
       });
 }
 

@@ -11,6 +11,20 @@
 // across ranks are detected where the algorithm exchanges sizes and reported
 // as ProtocolError naming both ranks and lengths.
 //
+// Wire precision (options.wire, collective_options.h): with a 16-bit wire
+// every message of every algorithm carries 2-byte values, so the bytes sent
+// (and the β term of the cost) halve. The sender of a block rounds it to the
+// wire (round to nearest even), the receiver widens it and adds in float32;
+// whoever finishes a block (divides it for kAverage) rounds it too before it
+// is distributed. The result is therefore a 16-bit value widened to float32,
+// bit-identical on every rank and deterministic. Each value x_r passes
+// through at most about log2 p (trees) to p (ring) roundings of partial sums
+// that contain it, each off by at most u times that partial sum, so
+// |error| <= 2p · u · Σ_r |x_r| with u = 2^-11 (fp16) or 2^-8 (bf16), plus
+// fp16's absolute 2^-25 per rounding below 2^-14; fp16 overflows to ±inf
+// beyond 65504. Sums whose every partial sum is representable (small
+// integers in fp16) are exact.
+//
 // Thread-safety: one call at a time per (transport, tag range).
 #pragma once
 
@@ -37,6 +51,10 @@ struct AllreduceOptions {
   AllreduceAlgorithm algorithm = AllreduceAlgorithm::kRing;
   ReduceOp op = ReduceOp::kSum;
   Tag tag = 100;
+  // Element type of every message (collective_options.h). kFloat16 and
+  // kBFloat16 send 2 bytes per element and round forwarded partial sums at
+  // each hop; accumulation stays float32. Refused (Unsupported) by kNative.
+  WirePrecision wire = WirePrecision::kFloat32;
 };
 
 void allreduce(Transport& transport, std::span<float> data, const AllreduceOptions& options = {});

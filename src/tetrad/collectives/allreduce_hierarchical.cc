@@ -10,16 +10,19 @@
 // of p members: wins when links inside a node are much faster than between
 // nodes (GPUs on NVLink, nodes on Ethernet). A last node with fewer than g
 // ranks is handled as is; g = 1 degenerates to the ring, g >= p to the tree.
+// n counts wire bytes (2·count with a 16-bit WirePrecision: β terms halved).
 // Sum order: binomial tree inside each node (see allreduce_tree.cc), then
-// the ring order over leaders (allreduce_ring.cc).
+// the ring order over leaders (allreduce_ring.cc); with a 16-bit wire the
+// rounding of both. The leaders' result is rounded to the wire and
+// broadcast as is, so every rank holds the same values.
 #include <algorithm>
 
 #include "tetrad/collectives/building_blocks.h"
-#include "tetrad/collectives/reduce_ops.h"
 
 namespace tetrad::detail {
 
-void allreduceHierarchical(Transport& transport, std::span<float> data, ReduceOp op, Tag tag) {
+void allreduceHierarchical(Transport& transport, std::span<float> data, ReduceOp op,
+                           WirePrecision wire, Tag tag) {
   const int p = transport.size();
   const int rank = transport.rank();
   const int perNode = std::clamp(transport.ranksPerNode(), 1, p);
@@ -28,9 +31,12 @@ void allreduceHierarchical(Transport& transport, std::span<float> data, ReduceOp
   const Group node = Group::of(rank, nodeFirst, 1, std::min(perNode, p - nodeFirst));
   const Group leaders = Group::of(rank, 0, perNode, nodes);
 
-  binomialReduce(transport, node, data, 0, tag);
-  if (leaders.contains()) ringAllreduce(transport, leaders, data, op, p, tag + 1);  // tag+1, +2
-  binomialBroadcast(transport, node, asWritableBytes(data), 0, tag + 3);
+  WireImage image(transport, wire, data);
+  binomialReduce(transport, node, image, 0, tag);
+  // The leaders' image then encodes their whole result.
+  if (leaders.contains()) ringAllreduce(transport, leaders, image, op, p, tag + 1);  // tag+1, +2
+  binomialBroadcast(transport, node, image.bytes(), 0, tag + 3);
+  if (!leaders.contains()) image.decode(image.all());
 }
 
 }  // namespace tetrad::detail

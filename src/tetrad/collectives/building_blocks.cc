@@ -1,5 +1,6 @@
-// sendRecv and PowerOfTwoFold (building_blocks.h).
-// Cost of sendRecv between two ranks with full-duplex links: α + mβ.
+// sendRecv, sendRecvAdd and PowerOfTwoFold (building_blocks.h).
+// Cost of sendRecv between two ranks with full-duplex links: α + mβ; of
+// sendRecvAdd for k elements: α + k·b·β + k·b·γ (b bytes per wire element).
 #include "tetrad/collectives/building_blocks.h"
 
 namespace tetrad::detail {
@@ -10,6 +11,13 @@ void sendRecv(Transport& transport, int sendPeer, ConstBytes out, int recvPeer, 
   RequestPtr send = transport.isend(sendPeer, tag, out);
   receive->wait();
   send->wait();
+}
+
+void sendRecvAdd(Transport& transport, WireImage& image, int sendPeer, BlockRange out,
+                 WireInbox& inbox, int recvPeer, BlockRange in, Tag tag) {
+  image.encode(out);
+  sendRecv(transport, sendPeer, image.bytes(out), recvPeer, inbox.buffer(in), tag);
+  inbox.addTo(in);
 }
 
 PowerOfTwoFold::PowerOfTwoFold(int worldSize) : size(worldSize) {

@@ -9,6 +9,13 @@
 // same sizes and tag. Payload-free transports: no arithmetic or copies on
 // received data, no scratch (reduce_ops.h).
 //
+// The reductions run on a WireImage (wire_image.h), so that each of them
+// works at any WirePrecision: blocks are encoded to the wire by the sender,
+// received by a WireInbox and added in float32. With a 16-bit wire each
+// message carries the partial sum rounded to 16 bits; whoever finishes a
+// block rounds it too (WireImage::round) before distributing it, so every
+// rank ends with the same, wire-representable values.
+//
 // Thread-safety: one call at a time per (transport, tag).
 #pragma once
 
@@ -17,6 +24,7 @@
 
 #include "tetrad/collectives/group.h"
 #include "tetrad/collectives/partition.h"
+#include "tetrad/collectives/wire_image.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::detail {
@@ -27,12 +35,19 @@ namespace tetrad::detail {
 void sendRecv(Transport& transport, int sendPeer, ConstBytes out, int recvPeer, MutableBytes in,
               Tag tag);
 
+// Sends the elements `out` of image's vector to `sendPeer` (encoded to the
+// wire) while receiving the elements `in` from `recvPeer` into `inbox`, then
+// adds them to the vector in float32 (sendRecv, then WireInbox::addTo).
+void sendRecvAdd(Transport& transport, WireImage& image, int sendPeer, BlockRange out,
+                 WireInbox& inbox, int recvPeer, BlockRange in, Tag tag);
+
 // Ring reduce-scatter of the sum: afterwards block `group.index` (of the
-// split of data into group.size() blocks, partition.h) holds the sum over the
-// group; other blocks hold partial sums. Uses `tag`.
+// split of the vector into group.size() blocks, partition.h) holds the sum
+// over the group; other blocks hold partial sums. Uses `tag`.
 // Order of block b: x[b+1] + x[b+2] + ... + x[b] (members in ring order
-// starting after b, left to right).
-void ringReduceScatter(Transport& transport, const Group& group, std::span<float> data, Tag tag);
+// starting after b, left to right; with a 16-bit wire every partial sum
+// x[b+1] + ... + x[k] is rounded before it is added to x[k+1]).
+void ringReduceScatter(Transport& transport, const Group& group, WireImage& image, Tag tag);
 
 // Ring all-gather in place: member i's bytes are at blocks[i] of `data` on
 // entry (on member i), every member has all blocks on return. Uses `tag`.
@@ -40,16 +55,18 @@ void ringAllgatherv(Transport& transport, const Group& group, MutableBytes data,
                     std::span<const BlockRange> blocks, Tag tag);
 
 // Ring all-reduce on a group: ringReduceScatter, then the owner of each block
-// divides it by `divisor` when op is kAverage, then ringAllgatherv.
-// Uses tags tag and tag + 1.
-void ringAllreduce(Transport& transport, const Group& group, std::span<float> data, ReduceOp op,
+// divides it by `divisor` when op is kAverage and rounds it to the wire,
+// then ringAllgatherv of the image, decoded. Afterwards the image holds the
+// encoding of the whole (finished) vector. Uses tags tag and tag + 1.
+void ringAllreduce(Transport& transport, const Group& group, WireImage& image, ReduceOp op,
                    int divisor, Tag tag);
 
 // Binomial-tree reduce (sum) to the member at `rootIndex`: the root's data
 // holds the sum; other members' data hold partial sums. Uses `tag`.
 // Order at a member v (relative to the root): x[v] + S(v+1) + S(v+2) + S(v+4)
-// ..., where S(u) is the sum of u's subtree computed the same way.
-void binomialReduce(Transport& transport, const Group& group, std::span<float> data, int rootIndex,
+// ..., where S(u) is the sum of u's subtree computed the same way (and, with
+// a 16-bit wire, rounded to it).
+void binomialReduce(Transport& transport, const Group& group, WireImage& image, int rootIndex,
                     Tag tag);
 
 // Binomial-tree broadcast of `data` from the member at `rootIndex`. Uses `tag`.
@@ -83,7 +100,7 @@ struct PowerOfTwoFold {
 // ranks folded as in PowerOfTwoFold with the halved exchange of Thakur et
 // al.: afterwards participant v holds the sum of fold.span(n, v, v + 1);
 // non-participants' data hold partial sums. Uses tags tag .. tag + 2.
-void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, std::span<float> data,
+void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, WireImage& image,
                           Tag tag);
 
 // Recursive doubling all-gather among the participants of `fold`: on entry
@@ -94,12 +111,18 @@ void doublingAllgather(Transport& transport, const PowerOfTwoFold& fold, Mutable
                        std::span<const BlockRange> blocks, Tag tag);
 
 // World-level algorithms, dispatched by the public entry points (which
-// check arguments and add error context). One file each.
-void allreduceRing(Transport& transport, std::span<float> data, ReduceOp op, Tag tag);
-void allreduceRecursiveDoubling(Transport& transport, std::span<float> data, ReduceOp op, Tag tag);
-void allreduceRabenseifner(Transport& transport, std::span<float> data, ReduceOp op, Tag tag);
-void allreduceTree(Transport& transport, std::span<float> data, ReduceOp op, Tag tag);
-void allreduceHierarchical(Transport& transport, std::span<float> data, ReduceOp op, Tag tag);
+// check arguments and add error context). One file each. With a 16-bit
+// `wire` the result is rounded to it (identically on every rank).
+void allreduceRing(Transport& transport, std::span<float> data, ReduceOp op, WirePrecision wire,
+                   Tag tag);
+void allreduceRecursiveDoubling(Transport& transport, std::span<float> data, ReduceOp op,
+                                WirePrecision wire, Tag tag);
+void allreduceRabenseifner(Transport& transport, std::span<float> data, ReduceOp op,
+                           WirePrecision wire, Tag tag);
+void allreduceTree(Transport& transport, std::span<float> data, ReduceOp op, WirePrecision wire,
+                   Tag tag);
+void allreduceHierarchical(Transport& transport, std::span<float> data, ReduceOp op,
+                           WirePrecision wire, Tag tag);
 void broadcastScatterAllgather(Transport& transport, MutableBytes data, int root, Tag tag);
 void allgathervRecursiveDoubling(Transport& transport, MutableBytes data,
                                  std::span<const BlockRange> blocks, Tag tag);

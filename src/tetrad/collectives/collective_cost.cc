@@ -24,8 +24,10 @@ double step(double alpha, double beta, double gamma, double bytes, double reduce
   return alpha + bytes * beta + reduced * gamma;
 }
 
-double ringReduceScatter(int p, size_t count, double alpha, double beta, double gamma) {
-  const double block = static_cast<double>(largestBlock(count, p)) * kFloat;
+// `elem`: bytes per element on the wire (kFloat, or 2 for a 16-bit wire).
+double ringReduceScatter(int p, size_t count, double elem, double alpha, double beta,
+                         double gamma) {
+  const double block = static_cast<double>(largestBlock(count, p)) * elem;
   return (p - 1) * step(alpha, beta, gamma, block, block);
 }
 
@@ -33,10 +35,10 @@ double ringAllgather(int p, double largestBlockBytes, double alpha, double beta)
   return (p - 1) * step(alpha, beta, 0, largestBlockBytes);
 }
 
-double ringAllreduce(int p, size_t count, double alpha, double beta, double gamma) {
+double ringAllreduce(int p, size_t count, double elem, double alpha, double beta, double gamma) {
   if (p == 1) return 0;
-  return ringReduceScatter(p, count, alpha, beta, gamma) +
-         ringAllgather(p, static_cast<double>(largestBlock(count, p)) * kFloat, alpha, beta);
+  return ringReduceScatter(p, count, elem, alpha, beta, gamma) +
+         ringAllgather(p, static_cast<double>(largestBlock(count, p)) * elem, alpha, beta);
 }
 
 double binomialRounds(int p, double bytes, double alpha, double beta, double gamma) {
@@ -45,14 +47,16 @@ double binomialRounds(int p, double bytes, double alpha, double beta, double gam
 
 // The fold's halved exchange and the return of the reduced half
 // (reduce_scatter_halving.cc).
-double foldHalves(const detail::PowerOfTwoFold& fold, size_t count, const CostParams& c) {
+double foldHalves(const detail::PowerOfTwoFold& fold, size_t count, double elem,
+                  const CostParams& c) {
   if (fold.rem == 0) return 0;
-  const double half = static_cast<double>(count - count / 2) * kFloat;
+  const double half = static_cast<double>(count - count / 2) * elem;
   return step(c.alpha, c.beta, c.gamma, half, half) + step(c.alpha, c.beta, 0, half);
 }
 
 // Recursive halving among the participants: per step the largest half.
-double halvingSteps(const detail::PowerOfTwoFold& fold, size_t count, const CostParams& c) {
+double halvingSteps(const detail::PowerOfTwoFold& fold, size_t count, double elem,
+                    const CostParams& c) {
   double total = 0;
   for (int mask = fold.pof2 / 2; mask >= 1; mask /= 2) {
     double largest = 0;
@@ -60,7 +64,7 @@ double halvingSteps(const detail::PowerOfTwoFold& fold, size_t count, const Cost
       largest = std::max({largest, static_cast<double>(fold.span(count, lo, lo + mask).count),
                           static_cast<double>(fold.span(count, lo + mask, lo + 2 * mask).count)});
     }
-    total += step(c.alpha, c.beta, c.gamma, largest * kFloat, largest * kFloat);
+    total += step(c.alpha, c.beta, c.gamma, largest * elem, largest * elem);
   }
   return total;
 }
@@ -79,54 +83,56 @@ double doublingSteps(const detail::PowerOfTwoFold& fold, BytesOf bytesOf, const 
   return total;
 }
 
-double rabenseifner(int p, size_t count, const CostParams& c) {
+double rabenseifner(int p, size_t count, double elem, const CostParams& c) {
   if (p == 1) return 0;
   const detail::PowerOfTwoFold fold(p);
-  double total = foldHalves(fold, count, c) + halvingSteps(fold, count, c);
+  double total = foldHalves(fold, count, elem, c) + halvingSteps(fold, count, elem, c);
   total += doublingSteps(
-      fold,
-      [&](int a, int b) { return static_cast<double>(fold.span(count, a, b).count) * kFloat; }, c);
-  if (fold.rem > 0) total += step(c.alpha, c.beta, 0, static_cast<double>(count) * kFloat);
+      fold, [&](int a, int b) { return static_cast<double>(fold.span(count, a, b).count) * elem; },
+      c);
+  if (fold.rem > 0) total += step(c.alpha, c.beta, 0, static_cast<double>(count) * elem);
   return total;
 }
 
-double recursiveDoubling(int p, size_t count, const CostParams& c) {
+double recursiveDoubling(int p, size_t count, double elem, const CostParams& c) {
   if (p == 1) return 0;
   const detail::PowerOfTwoFold fold(p);
-  const double bytes = static_cast<double>(count) * kFloat;
+  const double bytes = static_cast<double>(count) * elem;
   double total = ceilLog2(fold.pof2) * step(c.alpha, c.beta, c.gamma, bytes, bytes);
   if (fold.rem > 0)
     total += step(c.alpha, c.beta, c.gamma, bytes, bytes) + step(c.alpha, c.beta, 0, bytes);
   return total;
 }
 
-double hierarchical(int p, size_t count, const CostParams& c) {
+double hierarchical(int p, size_t count, double elem, const CostParams& c) {
   const int perNode = std::clamp(c.ranksPerNode, 1, p);
   const int nodes = (p + perNode - 1) / perNode;
-  const double bytes = static_cast<double>(count) * kFloat;
+  const double bytes = static_cast<double>(count) * elem;
   return binomialRounds(perNode, bytes, c.intraAlpha, c.intraBeta, c.gamma) +
-         ringAllreduce(nodes, count, c.alpha, c.beta, c.gamma) +
+         ringAllreduce(nodes, count, elem, c.alpha, c.beta, c.gamma) +
          binomialRounds(perNode, bytes, c.intraAlpha, c.intraBeta, 0);
 }
 
 }  // namespace
 
-double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const CostParams& c) {
+double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const CostParams& c,
+                     WirePrecision wire) {
   TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
+  const double elem = static_cast<double>(wireElementBytes(wire));
   switch (algorithm) {
     case AllreduceAlgorithm::kRing:
-      return ringAllreduce(p, count, c.alpha, c.beta, c.gamma);
+      return ringAllreduce(p, count, elem, c.alpha, c.beta, c.gamma);
     case AllreduceAlgorithm::kRecursiveDoubling:
-      return recursiveDoubling(p, count, c);
+      return recursiveDoubling(p, count, elem, c);
     case AllreduceAlgorithm::kRabenseifner:
-      return rabenseifner(p, count, c);
+      return rabenseifner(p, count, elem, c);
     case AllreduceAlgorithm::kTree: {
-      const double bytes = static_cast<double>(count) * kFloat;
+      const double bytes = static_cast<double>(count) * elem;
       return binomialRounds(p, bytes, c.alpha, c.beta, c.gamma) +
              binomialRounds(p, bytes, c.alpha, c.beta, 0);
     }
     case AllreduceAlgorithm::kHierarchical:
-      return hierarchical(p, count, c);
+      return hierarchical(p, count, elem, c);
     case AllreduceAlgorithm::kNative:
       break;
   }
@@ -176,10 +182,10 @@ double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,
   TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
   if (p == 1) return 0;
   if (algorithm == ReduceScatterAlgorithm::kRing) {
-    return ringReduceScatter(p, count, c.alpha, c.beta, c.gamma);
+    return ringReduceScatter(p, count, kFloat, c.alpha, c.beta, c.gamma);
   }
   const detail::PowerOfTwoFold fold(p);
-  double total = foldHalves(fold, count, c) + halvingSteps(fold, count, c);
+  double total = foldHalves(fold, count, kFloat, c) + halvingSteps(fold, count, kFloat, c);
   if (fold.rem > 0) {
     total += step(c.alpha, c.beta, 0, static_cast<double>(largestBlock(count, p)) * kFloat);
   }

@@ -11,7 +11,8 @@
 //
 // Hierarchical all-reduce uses (intraAlpha, intraBeta) inside a node and
 // (alpha, beta) between node leaders, with ranksPerNode ranks per node.
-// kNative has no model (Unsupported).
+// kNative has no model (Unsupported). All-reduce takes the wire precision
+// of AllreduceOptions: a 16-bit wire halves every message's bytes.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -35,8 +36,10 @@ struct CostParams {
   double intraBeta = 0;
 };
 
-// `count` floats per rank (the vector being reduced).
-double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const CostParams& params);
+// `count` floats per rank (the vector being reduced), sent as `wire`
+// (wireElementBytes(wire) bytes per element on the wire and in γ).
+double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const CostParams& params,
+                     WirePrecision wire = WirePrecision::kFloat32);
 // `count` floats per rank in, p·count out.
 double allgatherCost(AllgatherAlgorithm algorithm, int p, size_t count, const CostParams& params);
 // `bytes` from the root.

@@ -16,7 +16,8 @@ void reduceScatterHalving(Transport& transport, std::span<float> data, ReduceOp 
   const int p = transport.size();
   const int rank = transport.rank();
   const detail::PowerOfTwoFold fold(p);
-  detail::halvingReduceScatter(transport, fold, data, tag);  // tags tag .. tag + 2
+  detail::WireImage image(transport, WirePrecision::kFloat32, data);
+  detail::halvingReduceScatter(transport, fold, image, tag);  // tags tag .. tag + 2
   const int v = fold.participant(rank);
   if (v >= 0 && computesOnData(transport)) {
     const BlockRange mine = fold.span(data.size(), v, v + 1);
@@ -42,7 +43,8 @@ void reduceScatter(Transport& transport, std::span<float> data,
   detail::runWithContext(
       [&] {
         if (options.algorithm == ReduceScatterAlgorithm::kRing) {
-          detail::ringReduceScatter(transport, detail::Group::world(transport), data, options.tag);
+          detail::WireImage image(transport, WirePrecision::kFloat32, data);
+          detail::ringReduceScatter(transport, detail::Group::world(transport), image, options.tag);
           const BlockRange mine = blockRange(data.size(), p, transport.rank());
           if (computesOnData(transport)) {
             finishReduction(data.subspan(mine.offset, mine.count), options.op, p);

@@ -10,54 +10,53 @@
 // which then represents both: + 2α + nβ + n/2·γ. The pof2 participants own
 // "superblocks" (the blocks of the ranks they represent, consecutive).
 // Reduce-scatter then gives rank 2i+1 its block from rank 2i: + α + n/p·β.
+// n counts wire bytes (2·count with a 16-bit WirePrecision).
 // Sum order: a balanced tree over participants, leaves x[2i] + x[2i+1] or
 // x[r].
 #include <algorithm>
 
 #include "tetrad/collectives/building_blocks.h"
-#include "tetrad/collectives/reduce_ops.h"
-#include "tetrad/collectives/scratch.h"
 
 namespace tetrad::detail {
 namespace {
 
 // The pairwise pre-step of the fold: afterwards rank 2i holds x[2i] +
 // x[2i+1] and rank 2i+1 is done.
-void foldPairs(Transport& transport, std::span<float> data, bool compute, Tag tag) {
+void foldPairs(Transport& transport, WireImage& image, Tag tag) {
   const int rank = transport.rank();
-  const size_t half = data.size() / 2;
-  std::span<float> lower = data.first(half);
-  std::span<float> upper = data.subspan(half);
+  const size_t half = image.size() / 2;
+  const BlockRange lower{0, half};
+  const BlockRange upper{half, image.size() - half};
   const bool even = rank % 2 == 0;
-  std::span<float> keep = even ? lower : upper;
-  std::span<float> give = even ? upper : lower;
+  const BlockRange keep = even ? lower : upper;
+  const BlockRange give = even ? upper : lower;
   const int partner = even ? rank + 1 : rank - 1;
-  Scratch scratch(compute ? keep.size() : 0);
-  std::span<float> incoming = compute ? scratch.span() : keep;
-  sendRecv(transport, partner, asBytes(std::span<const float>(give)), partner,
-           asWritableBytes(incoming), tag);
-  if (compute) addInto(keep, incoming);
+  {
+    WireInbox inbox(image, keep.count);
+    sendRecvAdd(transport, image, partner, give, inbox, partner, keep, tag);
+  }
   if (even) {
-    transport.recv(partner, tag + 1, asWritableBytes(upper));
+    transport.recv(partner, tag + 1, image.bytes(upper));
+    image.decode(upper);
   } else {
-    transport.send(partner, tag + 1, asBytes(std::span<const float>(upper)));
+    image.encode(upper);
+    transport.send(partner, tag + 1, image.bytes(upper));
   }
 }
 
 }  // namespace
 
-void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, std::span<float> data,
+void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, WireImage& image,
                           Tag tag) {
   const int rank = transport.rank();
-  const bool compute = computesOnData(transport);
-  const size_t n = data.size();
-  if (fold.folded(rank)) foldPairs(transport, data, compute, tag);
+  const size_t n = image.size();
+  if (fold.folded(rank)) foldPairs(transport, image, tag);
   const int v = fold.participant(rank);
   if (v < 0 || fold.pof2 == 1) return;
 
   const size_t largestHalf =
       std::max(fold.span(n, 0, fold.pof2 / 2).count, fold.span(n, fold.pof2 / 2, fold.pof2).count);
-  Scratch scratch(compute ? largestHalf : 0);
+  WireInbox inbox(image, largestHalf);
   int lo = 0;  // first participant of the current window of 2*mask participants
   for (int mask = fold.pof2 / 2; mask >= 1; mask /= 2) {
     const int partner = fold.rankOf(v ^ mask);
@@ -67,12 +66,7 @@ void halvingReduceScatter(Transport& transport, const PowerOfTwoFold& fold, std:
     const BlockRange keep = keepLower ? lower : upper;
     const BlockRange give = keepLower ? upper : lower;
     if (!keepLower) lo += mask;
-    std::span<float> target = data.subspan(keep.offset, keep.count);
-    std::span<float> incoming = compute ? scratch.span().first(keep.count) : target;
-    sendRecv(transport, partner,
-             asBytes(std::span<const float>(data.subspan(give.offset, give.count))), partner,
-             asWritableBytes(incoming), tag + 2);
-    if (compute) addInto(target, incoming);
+    sendRecvAdd(transport, image, partner, give, inbox, partner, keep, tag + 2);
   }
 }
 

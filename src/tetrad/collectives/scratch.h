@@ -1,6 +1,7 @@
 // Scratch: temporary float buffers for the collectives, reused across calls.
 //
-// Collectives need scratch space to receive a peer's block before adding it.
+// Collectives need scratch space to receive a peer's block before adding it,
+// and with a 16-bit wire to hold the vector's 2-byte image (wire_image.h).
 // Allocating it fresh on every call is slow for large messages (the kernel
 // zero-fills every new page on first touch), so buffers come from one
 // process-wide pool and go back to it when the Scratch is destroyed. A buffer

@@ -3,9 +3,10 @@
 //
 // The three protocols and their cost on p ranks, for packets of b bytes:
 //   kSummable  encodeSummable() -> all-reduce (options.allreduce, sum) of its
-//              floats -> expandSummed(). Ring: 2(p-1)α + 2((p-1)/p)·s·β for s
-//              bytes of floats (n·4 for none/fp16/bf16, which are decoded
-//              locally first; k·4 for Random-k).
+//              floats at compressor.summableWire() -> expandSummed(). Ring:
+//              2(p-1)α + 2((p-1)/p)·s·β for s wire bytes (n·4 for none; n·2
+//              for fp16/bf16, decoded locally first and sent as 16-bit
+//              values; k·4 for Random-k).
 //   kGather    encode() -> allgatherBytes (ring, one message of exactly b_r
 //              bytes per packet per step: (p-1)α + Σ_{r'≠r} b_r'·β) -> decode
 //              every rank's packet, in rank order, into a zeroed tensor.
@@ -50,7 +51,8 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
   switch (compressor.aggregation()) {
     case Aggregation::kSummable: {
       std::vector<float> summable = compressor.encodeSummable(gradient, state);
-      allreduce(transport, summable, {options.allreduce, ReduceOp::kSum, options.tag});
+      allreduce(transport, summable,
+                {options.allreduce, ReduceOp::kSum, options.tag, compressor.summableWire()});
       compressor.expandSummed(summable, state, gradient);
       break;
     }

@@ -29,9 +29,9 @@ namespace tetrad::train {
 
 struct ComputeSpec {
   enum class Kind { kMeasured, kFixed, kFlops } kind = Kind::kMeasured;
-  double scale = 1;     // measured only
-  double seconds = 0;   // fixed only
-  double gflops = 0;    // flops only
+  double scale = 1;    // measured only
+  double seconds = 0;  // fixed only
+  double gflops = 0;   // flops only
   std::string toString() const;
 };
 

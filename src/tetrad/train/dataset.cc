@@ -68,13 +68,12 @@ void Dataset::validate(const std::string& what) const {
   auto bad = std::find_if(labels.begin(), labels.end(),
                           [&](uint8_t label) { return label >= numClasses; });
   TETRAD_CHECK(bad == labels.end(), InvalidArgument,
-               "{} is corrupt: sample {} has label {}, expected < {}", what,
-               bad - labels.begin(), bad == labels.end() ? 0 : int(*bad), numClasses);
+               "{} is corrupt: sample {} has label {}, expected < {}", what, bad - labels.begin(),
+               bad == labels.end() ? 0 : int(*bad), numClasses);
 }
 
 const std::vector<std::string>& knownDatasets() {
-  static const std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10",
-                                                 "synthetic"};
+  static const std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10", "synthetic"};
   return names;
 }
 

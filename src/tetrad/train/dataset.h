@@ -51,10 +51,10 @@ struct DataSplits {
 
 struct DataOptions {
   std::string name = "fashion-mnist";
-  std::string dir;           // empty: the dataset's default folder
-  size_t trainSamples = 0;   // 0: all; otherwise the first N training samples
-  size_t testSamples = 0;    // 0: all; otherwise the first N test samples
-  uint64_t seed = 1;         // synthetic data only
+  std::string dir;          // empty: the dataset's default folder
+  size_t trainSamples = 0;  // 0: all; otherwise the first N training samples
+  size_t testSamples = 0;   // 0: all; otherwise the first N test samples
+  uint64_t seed = 1;        // synthetic data only
 };
 
 // Names loadData() accepts.

@@ -31,7 +31,7 @@ void averageBuffers(Model& model, Transport& transport, const AllreduceOptions& 
 }
 
 EvalResult evaluateOnRanks(Model& model, BatchBuilder& builder, const std::vector<int64_t>& shard,
-                    Transport& transport, const AllreduceOptions& options) {
+                           Transport& transport, const AllreduceOptions& options) {
   averageBuffers(model, transport, options);
   // The no-grad scope closes before the all-reduce (see rank_trainer.h).
   double lossSum = 0, correct = 0;

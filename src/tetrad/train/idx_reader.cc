@@ -52,8 +52,7 @@ ByteBuffer readMaybeGzip(const std::string& path, const std::string& hint) {
   TETRAD_CHECK(code == Z_OK || code == Z_STREAM_END, InvalidArgument,
                "data file '{}' is truncated or corrupt ({}); {}", path, message, hint);
   TETRAD_CHECK(closeCode == Z_OK, InvalidArgument,
-               "data file '{}' is truncated or corrupt (zlib error {}); {}", path, closeCode,
-               hint);
+               "data file '{}' is truncated or corrupt (zlib error {}); {}", path, closeCode, hint);
   return out;
 }
 

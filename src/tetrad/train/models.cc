@@ -7,7 +7,9 @@ namespace {
 
 namespace nn = torch::nn;
 
-double linearFlops(int64_t in, int64_t out) { return 2.0 * double(in) * double(out); }
+double linearFlops(int64_t in, int64_t out) {
+  return 2.0 * double(in) * double(out);
+}
 double convFlops(int64_t in, int64_t out, int64_t kernel, int64_t height, int64_t width) {
   return 2.0 * double(in) * double(out) * double(kernel * kernel) * double(height * width);
 }
@@ -42,8 +44,8 @@ class Cnn : public Model {
     fc1_ = register_module("fc1", nn::Linear(64 * h * w, 512));
     fc2_ = register_module("fc2", nn::Linear(512, s.numClasses));
     forwardFlops_ = convFlops(s.channels, 32, 5, s.height, s.width) +
-                    convFlops(32, 64, 5, s.height / 2, s.width / 2) +
-                    linearFlops(64 * h * w, 512) + linearFlops(512, s.numClasses);
+                    convFlops(32, 64, 5, s.height / 2, s.width / 2) + linearFlops(64 * h * w, 512) +
+                    linearFlops(512, s.numClasses);
   }
   torch::Tensor forward(torch::Tensor x) override {
     x = torch::max_pool2d(torch::relu(conv1_(x)), 2);
@@ -75,9 +77,9 @@ class BasicBlock : public nn::Module {
     flops += convFlops(in, out, 3, height, width) + convFlops(out, out, 3, height, width);
     if (stride != 1 || in != out) {
       shortcut_ = register_module(
-          "shortcut", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(
-                                         false)),
-                                     nn::BatchNorm2d(out)));
+          "shortcut",
+          nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in, out, 1).stride(stride).bias(false)),
+                         nn::BatchNorm2d(out)));
       flops += convFlops(in, out, 1, height, width);
     }
   }
@@ -107,9 +109,9 @@ class ResNet20 : public Model {
       int64_t out = 16 << stage;
       for (int b = 0; b < 3; ++b) {
         int64_t stride = (stage > 0 && b == 0) ? 2 : 1;
-        blocks_.push_back(register_module(fmt::format("stage{}_block{}", stage + 1, b + 1),
-                                          std::make_shared<BasicBlock>(in, out, stride, h, w,
-                                                                       forwardFlops_)));
+        blocks_.push_back(
+            register_module(fmt::format("stage{}_block{}", stage + 1, b + 1),
+                            std::make_shared<BasicBlock>(in, out, stride, h, w, forwardFlops_)));
         in = out;
       }
     }

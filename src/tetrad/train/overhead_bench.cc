@@ -46,8 +46,7 @@ OverheadBenchResult benchTrainOverhead(const OverheadBenchOptions& options) {
       framework = trainer.run();
     });
     TETRAD_CHECK(framework.iterations == options.iterations && framework.wallTime > 0, Error,
-                 "the framework ran {} of {} iterations", framework.iterations,
-                 options.iterations);
+                 "the framework ran {} of {} iterations", framework.iterations, options.iterations);
     result.framework.push_back(double(framework.samples) / framework.wallTime);
   }
   result.bestPlain = *std::max_element(result.plain.begin(), result.plain.end());

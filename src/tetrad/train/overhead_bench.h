@@ -21,7 +21,7 @@
 namespace tetrad::train {
 
 struct OverheadBenchOptions {
-  TrainConfig config;       // model, data, batch size, seed, lr, ...
+  TrainConfig config;  // model, data, batch size, seed, lr, ...
   int64_t iterations = 200;
   int repeats = 3;
   int threads = 1;

@@ -35,8 +35,8 @@ PartitionSpec parsePartition(const std::string& text) {
 }
 
 int64_t stepsPerEpoch(size_t samples, int workers, int batch) {
-  TETRAD_CHECK(workers > 0 && batch > 0, InvalidArgument,
-               "invalid workers {} or batch size {}", workers, batch);
+  TETRAD_CHECK(workers > 0 && batch > 0, InvalidArgument, "invalid workers {} or batch size {}",
+               workers, batch);
   int64_t steps = static_cast<int64_t>(samples / (size_t(workers) * batch));
   TETRAD_CHECK(steps > 0, InvalidArgument,
                "the global batch ({} workers x batch {}) is larger than the {} training samples; "
@@ -63,9 +63,10 @@ std::vector<std::vector<int64_t>> dirichletPartition(std::span<const uint8_t> la
     double cumulative = 0;
     for (int r = 0; r < workers; ++r) {
       cumulative += total > 0 ? p[r] / total : 1.0 / workers;
-      size_t end = r + 1 == workers ? members.size()
-                                    : std::min(members.size(), static_cast<size_t>(std::llround(
-                                                                   cumulative * members.size())));
+      size_t end = r + 1 == workers
+                       ? members.size()
+                       : std::min(members.size(),
+                                  static_cast<size_t>(std::llround(cumulative * members.size())));
       end = std::max(end, begin);
       shards[r].insert(shards[r].end(), members.begin() + begin, members.begin() + end);
       begin = end;

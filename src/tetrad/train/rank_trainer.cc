@@ -55,6 +55,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   // Gradients, compressor states (one per bucket, kept across steps), optimizer.
   FlatGradients grads(model_->named_parameters().pairs(), bucketBytes(c.bucketSize, c.compress));
   CompressorPtr compressor = makeCompressor(c.compress);
+  const bool uncompressed = compressor->spec() == "none";
   std::vector<CompressorState> states(grads.buckets().size());
   for (size_t b = 0; b < states.size(); ++b) {
     states[b].shape = grads.buckets()[b].shape;
@@ -165,10 +166,21 @@ RankResult RankTrainer::run(bool keepParameters) {
       // BSP: aggregate every bucket (average over ranks), in place.
       double commStart = t.now();
       for (size_t b = 0; b < grads.buckets().size(); ++b) {
+        const Tag tag = kAggregateBaseTag + Tag(b) * kAggregateTagSpan;
+        if (uncompressed) {
+          // Zero-copy: all-reduce the bucket where autograd wrote it. Same
+          // bytes on the wire and same result as aggregate() with "none",
+          // whose summable path encodes into, and reduces, a fresh copy.
+          AllreduceOptions average = collective;
+          average.op = ReduceOp::kAverage;
+          average.tag = tag;
+          allreduce(t, grads.bucket(b), average);
+          continue;
+        }
         AggregateOptions options;
         options.op = ReduceOp::kAverage;
         options.allreduce = collective.algorithm;
-        options.tag = kAggregateBaseTag + Tag(b) * kAggregateTagSpan;
+        options.tag = tag;
         aggregate(t, *compressor, grads.bucket(b), states[b], options);
       }
       commTime += t.now() - commStart;

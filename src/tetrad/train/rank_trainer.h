@@ -5,7 +5,9 @@
 // compute time (compute_model.h; Transport::compute is a no-op under MPI),
 // aggregate every bucket with aggregate() (compress/aggregate.h: the
 // configured compressor and all-reduce algorithm, one CompressorState per
-// bucket kept across steps, average over ranks), then an SGD step with
+// bucket kept across steps, average over ranks; without compression the
+// bucket is all-reduced in place, the same exchange without aggregate()'s
+// encode/decode copies), then an SGD step with
 // momentum, weight decay and the scheduled learning rate (lr_schedule.h).
 // Evaluation runs on each rank's strided share of the test set, summed by
 // an all-reduce; its time and traffic are excluded from the training numbers.

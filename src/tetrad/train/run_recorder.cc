@@ -21,7 +21,9 @@ RunRecorder::RunRecorder(std::string folder, bool progress)
   TETRAD_CHECK(metrics_.good(), InvalidArgument, "cannot write '{}'", path);
 }
 
-RunRecorder::~RunRecorder() { endProgress(); }
+RunRecorder::~RunRecorder() {
+  endProgress();
+}
 
 void RunRecorder::writeFile(const std::string& name, const std::string& text) {
   std::string path = (std::filesystem::path(folder_) / name).string();
@@ -31,8 +33,12 @@ void RunRecorder::writeFile(const std::string& name, const std::string& text) {
   TETRAD_CHECK(out.good(), InvalidArgument, "cannot write '{}'", path);
 }
 
-void RunRecorder::writeConfig(const std::string& json) { writeFile("config.json", json); }
-void RunRecorder::writeSummary(const std::string& json) { writeFile("summary.json", json); }
+void RunRecorder::writeConfig(const std::string& json) {
+  writeFile("config.json", json);
+}
+void RunRecorder::writeSummary(const std::string& json) {
+  writeFile("summary.json", json);
+}
 
 void RunRecorder::record(const MetricsRecord& r) {
   nlohmann::ordered_json j;
@@ -55,11 +61,12 @@ void RunRecorder::record(const MetricsRecord& r) {
 
 void RunRecorder::progress(const std::string& line, bool force) {
   if (!progress_) return;
-  auto now = std::chrono::steady_clock::now();
-  if (!force && now - lastProgress_ < std::chrono::seconds(1)) return;
-  lastProgress_ = now;
-  // On a terminal the line rewrites itself; in a log file each is a line.
+  // On a terminal the line rewrites itself (at most once a second); in a log
+  // file each is a new line (at most one per 10 seconds).
   bool tty = isatty(fileno(stderr));
+  auto now = std::chrono::steady_clock::now();
+  if (!force && now - lastProgress_ < std::chrono::seconds(tty ? 1 : 10)) return;
+  lastProgress_ = now;
   std::fprintf(stderr, tty ? "\r\033[K%s" : "%s\n", line.c_str());
   std::fflush(stderr);
   progressOpen_ = tty;

@@ -50,7 +50,7 @@ class RunRecorder {
   void writeSummary(const std::string& json);
   void record(const MetricsRecord& record);
   // Prints `line` on stderr unless one was printed less than a second ago
-  // (`force` prints anyway).
+  // (10 s when stderr is not a terminal); `force` prints anyway.
   void progress(const std::string& line, bool force);
   // Ends the progress line.
   void endProgress();

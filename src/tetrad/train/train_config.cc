@@ -63,8 +63,8 @@ std::string resolveArch(const TrainConfig& c) {
 
 void resolveSched(const TrainConfig& c) {
   if (c.sched == "none") return;
-  if (startsWithAny(c.sched, {"wfbp", "fusion", "mg-wfbp", "mgwfbp", "priority", "bytescheduler",
-                              "p3"})) {
+  if (startsWithAny(c.sched,
+                    {"wfbp", "fusion", "mg-wfbp", "mgwfbp", "priority", "bytescheduler", "p3"})) {
     TETRAD_FAIL(Unsupported,
                 "--sched {} is not yet supported by tetrad train: only none (exchange after the "
                 "backward pass) is implemented",
@@ -114,8 +114,7 @@ void resolveConfig(TrainConfig& c) {
   TETRAD_CHECK(!(c.allreduceAlgorithm == "native" && !c.mpi), Unsupported,
                "--arch allreduce:native needs --cluster mpi (the simulator has no native "
                "all-reduce)");
-  TETRAD_CHECK(c.timeout > 0, InvalidArgument, "invalid --timeout {}: must be positive",
-               c.timeout);
+  TETRAD_CHECK(c.timeout > 0, InvalidArgument, "invalid --timeout {}: must be positive", c.timeout);
   ComputeSpec compute = parseComputeSpec(c.compute);
   TETRAD_CHECK(c.computeNoise >= 0 && std::isfinite(c.computeNoise), InvalidArgument,
                "invalid --compute-noise {}: must be >= 0", c.computeNoise);
@@ -133,8 +132,7 @@ void resolveConfig(TrainConfig& c) {
                  "cluster; under --cluster mpi computation takes real time",
                  c.compute);
   }
-  TETRAD_CHECK(c.threads >= 1, InvalidArgument, "invalid --threads {}: need at least 1",
-               c.threads);
+  TETRAD_CHECK(c.threads >= 1, InvalidArgument, "invalid --threads {}: need at least 1", c.threads);
 
   TETRAD_CHECK(c.epochs >= 1, InvalidArgument, "invalid --epochs {}: need at least 1", c.epochs);
   TETRAD_CHECK(c.batchSize >= 1, InvalidArgument, "invalid --batch-size {}: need at least 1",
@@ -203,8 +201,8 @@ std::string defaultRunName(const TrainConfig& c, int workers) {
   for (char& ch : compress) {
     if (ch == ':' || ch == ',' || ch == '/') ch = '_';
   }
-  return fmt::format("{}-{}-{}w-{}-{}-{}", c.model, c.data, workers, c.allreduceAlgorithm,
-                     compress, timestamp());
+  return fmt::format("{}-{}-{}w-{}-{}-{}", c.model, c.data, workers, c.allreduceAlgorithm, compress,
+                     timestamp());
 }
 
 }  // namespace tetrad::train

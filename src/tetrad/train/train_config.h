@@ -27,38 +27,38 @@ struct TrainConfig {
   // Workload.
   std::string model = "cnn";
   std::string data = "fashion-mnist";
-  std::string dataDir;          // empty: the dataset's default folder
-  size_t trainSamples = 0;      // 0: the whole training set
-  size_t testSamples = 0;       // 0: the whole test set
+  std::string dataDir;      // empty: the dataset's default folder
+  size_t trainSamples = 0;  // 0: the whole training set
+  size_t testSamples = 0;   // 0: the whole test set
   std::string partition = "iid";
   // Cluster.
-  int workers = -1;             // -1: not given (4 on the default cluster)
+  int workers = -1;  // -1: not given (4 on the default cluster)
   std::string cluster = "sim:10Gbps,25us";
-  double timeout = 300;         // seconds of the engine's clock, every wait
+  double timeout = 300;                // seconds of the engine's clock, every wait
   std::vector<std::string> simConfig;  // extra SimGrid --cfg items
   std::string compute = "measured";
   std::vector<std::string> stragglers;  // RANK:FACTOR
   double computeNoise = 0;
-  int threads = 1;              // LibTorch threads per rank (MPI); 1 on sim
+  int threads = 1;  // LibTorch threads per rank (MPI); 1 on sim
   // Optimisation.
   int epochs = 1;
-  int batchSize = 64;           // per rank
+  int batchSize = 64;  // per rank
   double lr = 0.05;
   double momentum = 0.9;
   double weightDecay = 5e-4;
-  double warmup = 0;            // epochs
+  double warmup = 0;  // epochs
   std::string lrSchedule = "constant";
-  std::string lrScaling = "none";  // none | linear
+  std::string lrScaling = "none";   // none | linear
   std::string bucketSize = "auto";  // auto | BYTES (0: one bucket per tensor)
   uint64_t seed = 1;
   // Evaluation, logging, stopping.
-  int64_t evalEvery = 0;        // iterations; 0: at epoch ends only
-  int64_t logEvery = 0;         // iterations; 0: about 20 lines per epoch
-  int64_t maxIters = 0;         // 0: no cap
-  double targetAccuracy = 0;    // 0: none
-  std::string out;              // run folder; empty: runs/<name>
-  std::string name;             // run name; empty: derived from the config
-  bool quiet = false;           // no progress lines
+  int64_t evalEvery = 0;      // iterations; 0: at epoch ends only
+  int64_t logEvery = 0;       // iterations; 0: about 20 lines per epoch
+  int64_t maxIters = 0;       // 0: no cap
+  double targetAccuracy = 0;  // 0: none
+  std::string out;            // run folder; empty: runs/<name>
+  std::string name;           // run name; empty: derived from the config
+  bool quiet = false;         // no progress lines
 
   // Filled by resolveConfig().
   std::string allreduceAlgorithm;  // "ring", ...

@@ -12,6 +12,7 @@
 #include "tetrad/core/units.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/models.h"
+#include "tetrad/train/partition.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
 #include "tetrad/transport/launcher.h"
@@ -72,7 +73,6 @@ std::string TrainSummary::toJson() const {
 }
 
 std::string TrainSummary::toText() const {
-  std::string clock = engine == "sim" ? "simulated" : "wall";
   std::string target = "-";
   if (targetAccuracy > 0) {
     target = timeToTarget >= 0
@@ -88,8 +88,12 @@ std::string TrainSummary::toText() const {
                       epochs, globalBatch);
   text += fmt::format("  test accuracy      {:.4f} (loss {:.4f})\n", finalAccuracy, finalLoss);
   text += fmt::format("  target accuracy    {}\n", target);
-  text += fmt::format("  training time      {} {} (wall {})\n", formatSeconds(trainTime), clock,
-                      formatSeconds(wallTime));
+  if (engine == "sim") {
+    text += fmt::format("  training time      {} simulated (wall {})\n", formatSeconds(trainTime),
+                        formatSeconds(wallTime));
+  } else {
+    text += fmt::format("  training time      {} wall\n", formatSeconds(trainTime));
+  }
   text += fmt::format("  per rank (mean)    compute {}, communication {}\n",
                       formatSeconds(mean(computeTime)), formatSeconds(mean(commTime)));
   text += fmt::format("  bytes sent/rank    {} (received {})\n", formatBytes(mean(bytesSent)),
@@ -123,6 +127,12 @@ TrainSummary runTraining(TrainConfig config) {
   launchOptions.timeoutSeconds = config.timeout;
   launchOptions.simConfig = config.simConfig;
 
+  // Where the rank count is known now, refuse a batch that does not fit
+  // before any engine starts (ranks check again once the world is known).
+  if (launchOptions.workers > 0) {
+    stepsPerEpoch(data.train.size(), launchOptions.workers, config.batchSize);
+  }
+
   const bool output = isOutputProcess();
   const int64_t parameters = countParameters(config.model, data.train.channels, data.train.height,
                                              data.train.width, data.train.numClasses);
@@ -135,14 +145,15 @@ TrainSummary runTraining(TrainConfig config) {
     std::unique_ptr<RunRecorder> recorder;
     if (t.rank() == 0 && output) {
       std::string name = config.name.empty() ? defaultRunName(config, workers) : config.name;
-      std::string folder = config.out.empty() ? (std::filesystem::path("runs") / name).string()
-                                              : config.out;
+      std::string folder =
+          config.out.empty() ? (std::filesystem::path("runs") / name).string() : config.out;
       recorder = std::make_unique<RunRecorder>(folder, !config.quiet);
       recorder->writeConfig(configToJson(config, workers));
-      std::printf("tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
-                  "%d workers on %s\n",
-                  config.model.c_str(), static_cast<long long>(parameters), config.data.c_str(),
-                  data.train.size(), data.test.size(), workers, config.cluster.c_str());
+      std::printf(
+          "tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
+          "%d workers on %s\n",
+          config.model.c_str(), static_cast<long long>(parameters), config.data.c_str(),
+          data.train.size(), data.test.size(), workers, config.cluster.c_str());
       std::fflush(stdout);
     }
     RankTrainer trainer(config, data, t, recorder.get());

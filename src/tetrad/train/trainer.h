@@ -23,22 +23,22 @@
 namespace tetrad::train {
 
 struct TrainSummary {
-  std::string folder;     // the run folder ("" when none was written)
-  std::string engine;     // "sim" or "mpi"
+  std::string folder;  // the run folder ("" when none was written)
+  std::string engine;  // "sim" or "mpi"
   std::string model, data, cluster, sync, arch, compress, sched;
   int workers = 0;
   int64_t parameters = 0;
   int64_t iterations = 0;
-  double epochs = 0;          // epochs completed (fractional when capped)
+  double epochs = 0;  // epochs completed (fractional when capped)
   int64_t globalBatch = 0;
-  double finalAccuracy = 0;   // on the test set
+  double finalAccuracy = 0;  // on the test set
   double finalLoss = 0;
   double targetAccuracy = 0;  // 0: none
   double timeToTarget = -1;   // training time when first reached; -1: never
   int64_t iterationsToTarget = -1;
-  double trainTime = 0;       // engine clock (simulated or wall), evaluation excluded
-  double wallTime = 0;        // wall seconds of the training loop, evaluation excluded
-  double throughput = 0;      // samples per second of training time
+  double trainTime = 0;   // engine clock (simulated or wall), evaluation excluded
+  double wallTime = 0;    // wall seconds of the training loop, evaluation excluded
+  double throughput = 0;  // samples per second of training time
   // Per rank: bytes sent and received, compute and communication seconds.
   std::vector<uint64_t> bytesSent, bytesReceived;
   std::vector<double> computeTime, commTime;
