@@ -5,7 +5,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= 2
 RUN_ARGS ?=
-DEFAULT_JOB = bench collectives --cluster sim:8x10Gbps,25us
+DEFAULT_JOB = train --sync bsp --arch allreduce:ring --compress none --sched none --model cnn --data fashion-mnist --workers 4 --cluster sim:10Gbps,25us --epochs 1
 
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1

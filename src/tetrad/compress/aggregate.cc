@@ -50,6 +50,12 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
                options.tag + kAggregateTagSpan);
   switch (compressor.aggregation()) {
     case Aggregation::kSummable: {
+      if (compressor.isIdentity()) {
+        // Zero-copy: all-reduce the gradient where the caller keeps it.
+        allreduce(transport, gradient,
+                  {options.allreduce, ReduceOp::kSum, options.tag, WirePrecision::kFloat32});
+        break;
+      }
       std::vector<float> summable = compressor.encodeSummable(gradient, state);
       allreduce(transport, summable,
                 {options.allreduce, ReduceOp::kSum, options.tag, compressor.summableWire()});

@@ -139,6 +139,10 @@ class Compressor {
   // so that only its k values travel.
   virtual std::vector<float> encodeSummable(std::span<const float> input,
                                             CompressorState& state) const;
+  // True only for the identity ("none"): decode(encode(x)) == x bit for bit
+  // and the summable domain is the tensor itself, so aggregate() all-reduces
+  // the gradient in place, without encoding into a copy.
+  virtual bool isIdentity() const { return false; }
   virtual void expandSummed(std::span<const float> summed, const CompressorState& state,
                             std::span<float> output) const;
   // kSummable only: the element type of the messages of that all-reduce

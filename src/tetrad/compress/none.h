@@ -18,6 +18,7 @@ class NoneCompressor final : public Compressor {
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return true; }
+  bool isIdentity() const override { return true; }
 };
 
 CompressorPtr makeNone(const CompressorParams& params);

@@ -55,7 +55,6 @@ RankResult RankTrainer::run(bool keepParameters) {
   // Gradients, compressor states (one per bucket, kept across steps), optimizer.
   FlatGradients grads(model_->named_parameters().pairs(), bucketBytes(c.bucketSize, c.compress));
   CompressorPtr compressor = makeCompressor(c.compress);
-  const bool uncompressed = compressor->spec() == "none";
   std::vector<CompressorState> states(grads.buckets().size());
   for (size_t b = 0; b < states.size(); ++b) {
     states[b].shape = grads.buckets()[b].shape;
@@ -167,16 +166,6 @@ RankResult RankTrainer::run(bool keepParameters) {
       double commStart = t.now();
       for (size_t b = 0; b < grads.buckets().size(); ++b) {
         const Tag tag = kAggregateBaseTag + Tag(b) * kAggregateTagSpan;
-        if (uncompressed) {
-          // Zero-copy: all-reduce the bucket where autograd wrote it. Same
-          // bytes on the wire and same result as aggregate() with "none",
-          // whose summable path encodes into, and reduces, a fresh copy.
-          AllreduceOptions average = collective;
-          average.op = ReduceOp::kAverage;
-          average.tag = tag;
-          allreduce(t, grads.bucket(b), average);
-          continue;
-        }
         AggregateOptions options;
         options.op = ReduceOp::kAverage;
         options.allreduce = collective.algorithm;
