@@ -1,16 +1,22 @@
 // Bit packing (see bit_packing.h). Codes are packed 64 at a time into b
-// 64-bit words with fully unrolled shifts (one template instance per b), sign
-// bits with the CPU's sign-mask instructions where available.
+// 64-bit words with fully unrolled shifts (one template instance per b), or,
+// with AVX-512 VBMI, 32 at a time in SIMD registers (packSimd32); sign bits
+// with the CPU's sign-mask instructions where available.
 //
 // Cost: O(n) integer operations, one pass; no per-element branches.
 #include "tetrad/compress/bit_packing.h"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <utility>
 
 #if defined(__AVX2__)
 #include <immintrin.h>
+#endif
+
+#if defined(__AVX512BW__) && defined(__AVX512VBMI__)
+#define TETRAD_PACK_SIMD 1
 #endif
 
 #include "tetrad/core/error.h"
@@ -43,14 +49,65 @@ inline void unpackBlock(const uint64_t* words, uint16_t* codes) {
   }
 }
 
+#if TETRAD_PACK_SIMD
+// Byte k < 4·B of the packed output comes from byte k % B of 128-bit lane k / B.
+template <unsigned B>
+constexpr std::array<uint8_t, 64> gatherIndex() {
+  std::array<uint8_t, 64> index{};
+  for (unsigned k = 0; k < 4 * B; ++k) index[k] = static_cast<uint8_t>(16 * (k / B) + k % B);
+  return index;
+}
+
+// 32 codes of B bits -> 4·B bytes at dst. The fields are merged pairwise
+// three times, so that 32-, 64- and then 128-bit lanes hold 2, 4 and 8
+// codes contiguously from bit 0 (8·B bits = B bytes per 128-bit lane); one
+// byte permutation then gathers those B bytes of each lane. Shifts use GCC
+// vector types (the _mm512 shift intrinsics trip GCC 12's
+// -Wmaybe-uninitialized), permutation and store use intrinsics.
+using U32x16 = uint32_t __attribute__((vector_size(64)));
+using U64x8 = uint64_t __attribute__((vector_size(64)));
+
+template <unsigned B>
+inline void packSimd32(const uint16_t* codes, std::byte* dst) {
+  static constexpr std::array<uint8_t, 64> kIndex = gatherIndex<B>();
+  constexpr __mmask64 kStore = 4 * B == 64 ? ~__mmask64{0} : (__mmask64{1} << (4 * B)) - 1;
+  constexpr uint32_t kMask = (1u << B) - 1;
+  U32x16 c;
+  std::memcpy(&c, codes, 64);
+  // 32-bit lanes: lo16 | hi16 << B.
+  const U32x16 pairs = (c & kMask) | (((c >> 16) & kMask) << B);
+  // 64-bit lanes: lo32 | hi32 << 2B.
+  const U64x8 p = std::bit_cast<U64x8>(pairs);
+  const U64x8 quads = (p & 0xffffffffu) | ((p >> 32) << (2 * B));
+  // 128-bit lanes: low half lo64 | hi64 << 4B, high half hi64 >> (64 - 4B).
+  U64x8 octets;
+  if constexpr (B == 16) {
+    octets = quads;
+  } else {
+    const U64x8 up = quads << (4 * B), carry = quads >> (64 - 4 * B);
+    const __m512i upLow = _mm512_bsrli_epi128(std::bit_cast<__m512i>(up), 8);
+    octets = std::bit_cast<U64x8>(_mm512_mask_blend_epi64(
+        0xaa, std::bit_cast<__m512i>(quads) | upLow, std::bit_cast<__m512i>(carry)));
+  }
+  const __m512i bytes = _mm512_maskz_permutexvar_epi8(
+      ~__mmask64{0}, _mm512_loadu_si512(kIndex.data()), std::bit_cast<__m512i>(octets));
+  _mm512_mask_storeu_epi8(dst, kStore, bytes);
+}
+#endif
+
 template <unsigned B>
 void packAll(std::span<const uint16_t> codes, MutableBytes out) {
   const size_t n = codes.size(), full = n / 64;
   std::byte* dst = out.data();
   uint64_t words[B];
   for (size_t blk = 0; blk < full; ++blk) {
+#if TETRAD_PACK_SIMD
+    packSimd32<B>(codes.data() + blk * 64, dst + blk * 8 * B);
+    packSimd32<B>(codes.data() + blk * 64 + 32, dst + blk * 8 * B + 4 * B);
+#else
     packBlock<B>(codes.data() + blk * 64, words);
     std::memcpy(dst + blk * 8 * B, words, 8 * B);
+#endif
   }
   const size_t rest = n - full * 64;
   if (rest > 0) {

@@ -1,9 +1,11 @@
 // EF-signSGD (see efsign.h). Packet as `sign` (sign.h) with kind kEfSign.
-// Cost: two passes over the tensor and its residual; n/8 + 20 bytes.
+// Cost: two passes over the tensor and its residual (the second only
+// updates the residual); n/8 + 20 bytes.
 #include "tetrad/compress/efsign.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "tetrad/compress/bit_packing.h"
@@ -16,24 +18,27 @@ namespace tetrad {
 Packet EfSignCompressor::encode(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   std::vector<float>& residual = state.buffer("residual", n);
-  // Pass 1: p = x + e (kept in residual) and ‖p‖₁.
-  const double l1 = vmath::addIntoAndSumAbs(input, residual);
-  const float scale = n == 0 ? 0.0f : static_cast<float>(l1 / static_cast<double>(n));
   Packet packet;
   reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kEfSign, n);
-  writer.put<float>(scale);
+  MutableBytes scaleSlot = writer.grow(sizeof(float));
   MutableBytes bits = writer.grow(packedBytes(n, 1));
-  // Pass 2, chunk by chunk while the chunk is in cache: the sign bits of p,
-  // then e = p - scale·sign(p).
+  // Pass 1, chunk by chunk: p = x + e (kept in residual) and ‖p‖₁, then the
+  // sign bits of p while the chunk is still in cache (they do not depend on
+  // the scale).
   float* r = residual.data();
+  double l1 = 0;
   for (size_t start = 0; start < n; start += kPackChunk) {
     const size_t len = std::min(kPackChunk, n - start);
+    l1 += vmath::addIntoAndSumAbs(input.subspan(start, len), std::span<float>(r + start, len));
     packSignBits(std::span<const float>(r + start, len),
                  bits.subspan(start / 8, packedBytes(len, 1)));
-    for (size_t i = start; i < start + len; ++i) r[i] -= std::signbit(r[i]) ? -scale : scale;
   }
+  const float scale = n == 0 ? 0.0f : static_cast<float>(l1 / static_cast<double>(n));
+  std::memcpy(scaleSlot.data(), &scale, sizeof(float));
+  // Pass 2: e = p - scale·sign(p).
+  for (size_t i = 0; i < n; ++i) r[i] -= std::signbit(r[i]) ? -scale : scale;
   ++state.step;
   return packet;
 }

@@ -2,10 +2,11 @@
 //
 // Packet: header (flags bit 0: per column), [u64 columns if per column],
 // float pairs (positive mean, negative mean) per group, then the sign bits
-// (bit_packing.h layout). Cost: two passes over the tensor and its residual;
-// n/8 + 8·groups bytes on the wire.
+// (bit_packing.h layout). Cost: two passes over the tensor and its residual
+// (sign bits packed in the first); n/8 + 8·groups bytes on the wire.
 #include "tetrad/compress/onebit.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -32,23 +33,23 @@ size_t columnsOf(const CompressorState& state, size_t count) {
 }
 
 struct SplitSums {
-  double positive = 0;  // sum of values with a clear sign bit
-  double total = 0;     // sum of all values
-  uint64_t positives = 0;
+  double positive = 0;     // sum of values with a clear sign bit
+  double total = 0;        // sum of all values
+  uint64_t negatives = 0;  // values with a set sign bit
 };
 
-// residual = input + residual, and the sums of the new residual.
-SplitSums addAndSplit(std::span<const float> input, std::span<float> residual) {
+// residual = input + residual; adds the sums of the new residual to `sums`
+// (but not the count of negatives, which popcount gets from the sign bits).
+void addAndSplit(std::span<const float> input, std::span<float> residual, SplitSums& sums) {
   const size_t n = input.size();
   const float* x = input.data();
   float* r = residual.data();
-  SplitSums sums;
   constexpr size_t kLanes = vmath::kLanes;
   for (size_t start = 0; start < n; start += vmath::kFlush) {
     const size_t end = std::min(n, start + vmath::kFlush);
     // Branch-free lane sums (the sign bit picks the group) so that the
     // compiler keeps them in SIMD registers.
-    float pos[kLanes] = {}, all[kLanes] = {}, npos[kLanes] = {};
+    float pos[kLanes] = {}, all[kLanes] = {};
     size_t i = start;
     for (; i + kLanes <= end; i += kLanes) {
       for (size_t j = 0; j < kLanes; ++j) {
@@ -56,7 +57,6 @@ SplitSums addAndSplit(std::span<const float> input, std::span<float> residual) {
         r[i + j] = v;
         const float positive = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
         pos[j] += v * positive;
-        npos[j] += positive;
         all[j] += v;
       }
     }
@@ -65,19 +65,30 @@ SplitSums addAndSplit(std::span<const float> input, std::span<float> residual) {
       r[i] = v;
       const float positive = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
       pos[0] += v * positive;
-      npos[0] += positive;
       all[0] += v;
     }
     float p = 0, a = 0;
     for (size_t j = 0; j < kLanes; ++j) {
       p += pos[j];
       a += all[j];
-      sums.positives += static_cast<uint64_t>(npos[j]);
     }
     sums.positive += p;
     sums.total += a;
   }
-  return sums;
+}
+
+// Number of set bits (unused bits of a packed string are zero).
+uint64_t countOnes(ConstBytes bytes) {
+  uint64_t count = 0;
+  size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    count += static_cast<uint64_t>(std::popcount(word));
+  }
+  for (; i < bytes.size(); ++i)
+    count += static_cast<uint64_t>(std::popcount(static_cast<uint8_t>(bytes[i])));
+  return count;
 }
 
 float meanOr0(double sum, uint64_t count) {
@@ -92,21 +103,40 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
   const size_t rows = n / cols;
   std::vector<float>& residual = state.buffer("residual", n);
 
+  Packet packet;
+  const size_t bitBytes = packedBytes(n, 1);
+  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 8 * cols + bitBytes);
+  ByteWriter writer(packet.bytes);
+  writePacketHeader(writer, PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0);
+  if (perColumn_) writer.put<uint64_t>(cols);
+  MutableBytes means = writer.grow(8 * cols);  // filled after pass 1
+  MutableBytes bits = writer.grow(bitBytes);
+
   // Pass 1: v = input + residual (kept in residual), and the group means.
   std::vector<float> positive(cols), negative(cols);
+  float* r = residual.data();
   if (cols == 1) {  // per tensor (or one column): the vectorised path
-    SplitSums sums = addAndSplit(input, residual);
-    positive[0] = meanOr0(sums.positive, sums.positives);
-    negative[0] = meanOr0(sums.total - sums.positive, n - sums.positives);
+    // Chunk by chunk: the sums, then the sign bits of v while the chunk is
+    // in cache (they do not depend on the means).
+    SplitSums sums;
+    for (size_t start = 0; start < n; start += kPackChunk) {
+      const size_t len = std::min(kPackChunk, n - start);
+      addAndSplit(input.subspan(start, len), std::span<float>(r + start, len), sums);
+      packSignBits(std::span<const float>(r + start, len),
+                   bits.subspan(start / 8, packedBytes(len, 1)));
+    }
+    sums.negatives = countOnes(bits);
+    positive[0] = meanOr0(sums.positive, n - sums.negatives);
+    negative[0] = meanOr0(sums.total - sums.positive, sums.negatives);
   } else {
     std::vector<double> posSum(cols, 0.0), allSum(cols, 0.0);
     std::vector<uint64_t> posCount(cols, 0);
     for (size_t i = 0; i < rows; ++i) {
       const float* x = input.data() + i * cols;
-      float* r = residual.data() + i * cols;
+      float* rowR = r + i * cols;
       for (size_t j = 0; j < cols; ++j) {
-        float v = x[j] + r[j];
-        r[j] = v;
+        float v = x[j] + rowR[j];
+        rowR[j] = v;
         bool pos = !std::signbit(v);
         posSum[j] += pos ? v : 0.0f;
         posCount[j] += pos ? 1 : 0;
@@ -119,28 +149,15 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
     }
   }
 
-  Packet packet;
-  const size_t bitBytes = packedBytes(n, 1);
-  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 8 * cols + bitBytes);
-  ByteWriter writer(packet.bytes);
-  writePacketHeader(writer, PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0);
-  if (perColumn_) writer.put<uint64_t>(cols);
   for (size_t j = 0; j < cols; ++j) {
-    writer.put<float>(positive[j]);
-    writer.put<float>(negative[j]);
+    std::memcpy(means.data() + 8 * j, &positive[j], 4);
+    std::memcpy(means.data() + 8 * j + 4, &negative[j], 4);
   }
-  MutableBytes bits = writer.grow(bitBytes);
 
-  // Pass 2: sign bits of v; residual = v - reconstruction.
-  float* r = residual.data();
+  // Pass 2: residual = v - reconstruction (and the sign bits, per column).
   if (cols == 1) {
     const float pos = positive[0], neg = negative[0];
-    for (size_t start = 0; start < n; start += kPackChunk) {
-      const size_t len = std::min(kPackChunk, n - start);
-      packSignBits(std::span<const float>(r + start, len),
-                   bits.subspan(start / 8, packedBytes(len, 1)));
-      for (size_t i = start; i < start + len; ++i) r[i] -= std::signbit(r[i]) ? neg : pos;
-    }
+    for (size_t i = 0; i < n; ++i) r[i] -= std::signbit(r[i]) ? neg : pos;
   } else {
     packSignBits(std::span<const float>(r, n), bits);
     for (size_t i = 0; i < rows; ++i) {

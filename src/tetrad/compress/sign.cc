@@ -1,11 +1,14 @@
 // signSGD with majority vote (see sign.h).
 //
-// Packet: header, float scale, sign bits (bit_packing.h). Encode: one pass.
+// Packet: header, float scale, sign bits (bit_packing.h).
+// Encode: one pass (norm and sign bits chunk by chunk).
 // Majority vote: ring all-gather of p packets of n/8 bytes, so
 //   T = (p-1)·(α + β·(n/8 + 20))  plus O(p·n) local vote counting.
 #include "tetrad/compress/sign.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "tetrad/collectives/allgather.h"
@@ -45,10 +48,25 @@ double signPacketBits(size_t count) {
 }
 
 Packet SignCompressor::encode(std::span<const float> input, CompressorState& state) const {
-  const double l1 = vmath::sumAbs(input);
-  const float scale = input.empty() ? 0.0f : static_cast<float>(l1 / input.size());
+  // One pass: per cache-sized chunk, ‖chunk‖₁ and then its sign bits (the
+  // second read hits L1/L2); the scale goes into its slot at the end.
+  const size_t n = input.size();
+  Packet packet;
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
+  ByteWriter writer(packet.bytes);
+  writePacketHeader(writer, PacketKind::kSign, n);
+  MutableBytes scaleSlot = writer.grow(sizeof(float));
+  MutableBytes bits = writer.grow(packedBytes(n, 1));
+  double l1 = 0;
+  for (size_t start = 0; start < n; start += kPackChunk) {
+    const std::span<const float> chunk = input.subspan(start, std::min(kPackChunk, n - start));
+    l1 += vmath::sumAbs(chunk);
+    packSignBits(chunk, bits.subspan(start / 8, packedBytes(chunk.size(), 1)));
+  }
+  const float scale = n == 0 ? 0.0f : static_cast<float>(l1 / static_cast<double>(n));
+  std::memcpy(scaleSlot.data(), &scale, sizeof(float));
   ++state.step;
-  return encodeSignPacket(PacketKind::kSign, input, scale);
+  return packet;
 }
 
 void SignCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const {

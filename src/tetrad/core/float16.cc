@@ -1,6 +1,7 @@
 // fp16 / bf16 conversions (see float16.h).
 // Cost: one pass over the data each way, vectorised (F16C / AVX-512 for fp16;
-// plain loops over cached chunks that the compiler vectorises for bf16).
+// AVX-512 integer rounding for float -> bf16; elsewhere plain loops over
+// cached chunks that the compiler vectorises).
 #include "tetrad/core/float16.h"
 
 #include <algorithm>
@@ -152,6 +153,27 @@ void addHalfToFloats(const std::byte* in, std::span<float> out) {
 }
 
 void floatsToBf16(std::span<const float> in, std::byte* out) {
+  size_t done = 0;
+#if defined(__AVX512F__)
+  // bf16FromFloat on 16 lanes (GCC vector types: the _mm512 shift
+  // intrinsics trip GCC 12's -Wmaybe-uninitialized), then vpmovdw narrows
+  // to 16 bits. AVX512_BF16's vcvtneps2bf16 is not used: it flushes
+  // subnormals to zero.
+  using U32x16 = uint32_t __attribute__((vector_size(64)));
+  using I32x16 = int32_t __attribute__((vector_size(64)));
+  for (; done + 16 <= in.size(); done += 16) {
+    U32x16 x;
+    std::memcpy(&x, in.data() + done, 64);
+    const U32x16 rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+    const I32x16 nan = (x & 0x7fffffffu) > 0x7f800000u;  // lanes of all ones
+    const U32x16 isNan = std::bit_cast<U32x16>(nan);
+    const U32x16 h = (rounded & ~isNan) | (((x >> 16) | 0x40u) & isNan);
+    const __m256i packed = _mm512_maskz_cvtepi32_epi16(0xffff, std::bit_cast<__m512i>(h));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 2 * done), packed);
+  }
+#endif
+  in = in.subspan(done);
+  out += 2 * done;
   uint16_t chunk[kChunk];
   for (size_t start = 0; start < in.size(); start += kChunk) {
     const size_t len = std::min(kChunk, in.size() - start);
