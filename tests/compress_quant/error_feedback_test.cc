@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "quant_test_util.h"
+#include "tetrad/compress/onebit.h"
 
 namespace tetrad {
 namespace {
@@ -27,7 +28,8 @@ void expectIdentity(const std::string& spec, size_t n, int steps) {
     std::vector<float> y = testing::decoded(*c, c->encode(x, state), n);
     for (size_t i = 0; i < n; ++i) sent[i] += y[i];
   }
-  const std::vector<float>& residual = state.buffers.at("residual");
+  // The true residual (efsign and onebit store p and a pending correction).
+  const std::vector<float> residual = errorFeedbackResidual(*c, state);
   ASSERT_EQ(residual.size(), n);
   double worst = 0, scale = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -51,6 +53,38 @@ TEST(ErrorFeedback, SentPlusResidualEqualsInputs) {
   expectIdentity("onebit", 1000, 30);
   expectIdentity("onebit:col", 1000, 30);
   expectIdentity("efsign", 1000, 30);
+}
+
+TEST(ErrorFeedback, DeferredResidualIsInputMinusDecodedPacket) {
+  // efsign and onebit store p and the pending reconstruction; the helper
+  // gives p − C(p), which is exactly what one step fails to transmit.
+  const size_t n = 600;
+  for (const char* spec : {"efsign", "onebit", "onebit:col"}) {
+    CompressorPtr c = makeCompressor(spec);
+    CompressorState state;
+    state.shape = {60, 10};
+    EXPECT_TRUE(errorFeedbackResidual(*c, state).empty()) << spec;
+    std::vector<float> e(n, 0.0f);
+    for (int t = 0; t < 4; ++t) {
+      std::vector<float> x = testing::gaussian(n, 40 + t);
+      std::vector<float> p(n);
+      for (size_t i = 0; i < n; ++i) p[i] = x[i] + e[i];
+      std::vector<float> y = testing::decoded(*c, c->encode(x, state), n);
+      // The stored buffer is the uncorrected p, not the residual.
+      EXPECT_EQ(state.buffers.at("residual"), p) << spec << " step " << t;
+      e = errorFeedbackResidual(*c, state);
+      ASSERT_EQ(e.size(), n);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(e[i], p[i] - y[i]) << spec << " " << i;
+    }
+  }
+  // Pending pairs that do not fit the tensor are refused with context.
+  CompressorPtr col = makeCompressor("onebit:col");
+  CompressorState bad;
+  bad.shape = {60, 10};
+  col->encode(testing::gaussian(n, 1), bad);
+  bad.buffers["residual_pending"].resize(14);  // 7 columns do not divide 600
+  EXPECT_THROW(errorFeedbackResidual(*col, bad), InvalidArgument);
+  EXPECT_THROW(col->encode(testing::gaussian(n, 2), bad), InvalidArgument);
 }
 
 TEST(ErrorFeedback, WrapperKeepsTheInnerFormat) {

@@ -47,13 +47,20 @@ TEST(CompressorState, SerializeRoundTrip) {
 TEST(CompressorState, ResumedStateContinuesIdentically) {
   // Checkpoint a stochastic, error-feedback compressor mid-run; the resumed
   // copy produces the same packets.
-  CompressorPtr c = makeCompressor("qsgd:4,ef");
-  CompressorState state;
-  state.seed = 11;
-  std::vector<float> x = testing::gaussian(500, 1);
-  for (int t = 0; t < 3; ++t) c->encode(x, state);
-  CompressorState resumed = CompressorState::deserialize(state.serialize());
-  for (int t = 0; t < 3; ++t) EXPECT_EQ(c->encode(x, state).bytes, c->encode(x, resumed).bytes);
+  // efsign and onebit keep p and a pending correction (onebit.h), which must
+  // travel with the checkpoint too.
+  for (const char* spec : {"qsgd:4,ef", "efsign", "onebit", "onebit:col"}) {
+    CompressorPtr c = makeCompressor(spec);
+    CompressorState state;
+    state.seed = 11;
+    state.shape = {50, 10};
+    std::vector<float> x = testing::gaussian(500, 1);
+    for (int t = 0; t < 3; ++t) c->encode(x, state);
+    CompressorState resumed = CompressorState::deserialize(state.serialize());
+    for (int t = 0; t < 3; ++t) {
+      EXPECT_EQ(c->encode(x, state).bytes, c->encode(x, resumed).bytes) << spec;
+    }
+  }
 }
 
 TEST(CompressorState, EveryTruncationIsAProtocolError) {

@@ -2,8 +2,10 @@
 //
 // Packet: header (flags bit 0: per column), [u64 columns if per column],
 // float pairs (positive mean, negative mean) per group, then the sign bits
-// (bit_packing.h layout). Cost: two passes over the tensor and its residual
-// (sign bits packed in the first); n/8 + 8·groups bytes on the wire.
+// (bit_packing.h layout). Cost: one pass over the tensor and the stored p
+// (read x and p, write p; the sign bits are packed chunk by chunk in the same
+// pass, the previous packet's correction is applied on the fly); n/8 +
+// 8·groups bytes on the wire.
 #include "tetrad/compress/onebit.h"
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/efsign.h"
 #include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
@@ -30,51 +33,6 @@ size_t columnsOf(const CompressorState& state, size_t count) {
                "onebit:col: state shape has {} elements but the tensor has {} (rank {})", product,
                count, state.rank);
   return count / static_cast<size_t>(state.shape[0]);
-}
-
-struct SplitSums {
-  double positive = 0;     // sum of values with a clear sign bit
-  double total = 0;        // sum of all values
-  uint64_t negatives = 0;  // values with a set sign bit
-};
-
-// residual = input + residual; adds the sums of the new residual to `sums`
-// (but not the count of negatives, which popcount gets from the sign bits).
-void addAndSplit(std::span<const float> input, std::span<float> residual, SplitSums& sums) {
-  const size_t n = input.size();
-  const float* x = input.data();
-  float* r = residual.data();
-  constexpr size_t kLanes = vmath::kLanes;
-  for (size_t start = 0; start < n; start += vmath::kFlush) {
-    const size_t end = std::min(n, start + vmath::kFlush);
-    // Branch-free lane sums (the sign bit picks the group) so that the
-    // compiler keeps them in SIMD registers.
-    float pos[kLanes] = {}, all[kLanes] = {};
-    size_t i = start;
-    for (; i + kLanes <= end; i += kLanes) {
-      for (size_t j = 0; j < kLanes; ++j) {
-        const float v = x[i + j] + r[i + j];
-        r[i + j] = v;
-        const float positive = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
-        pos[j] += v * positive;
-        all[j] += v;
-      }
-    }
-    for (; i < end; ++i) {
-      const float v = x[i] + r[i];
-      r[i] = v;
-      const float positive = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
-      pos[0] += v * positive;
-      all[0] += v;
-    }
-    float p = 0, a = 0;
-    for (size_t j = 0; j < kLanes; ++j) {
-      p += pos[j];
-      a += all[j];
-    }
-    sums.positive += p;
-    sums.total += a;
-  }
 }
 
 // Number of set bits (unused bits of a packed string are zero).
@@ -95,13 +53,60 @@ float meanOr0(double sum, uint64_t count) {
   return count == 0 ? 0.0f : static_cast<float>(sum / static_cast<double>(count));
 }
 
+// The reconstruction pairs of the previously sent packet (zero before the
+// first encode, or for a state written before they were kept), checked
+// against the group count.
+std::vector<float> pendingPairs(const CompressorState& state, size_t groups, const char* who) {
+  auto it = state.buffers.find(kResidualPendingBuffer);
+  if (it == state.buffers.end()) return std::vector<float>(2 * groups, 0.0f);
+  TETRAD_CHECK(it->second.size() == 2 * groups, InvalidArgument,
+               "{}: state buffer '{}' has {} values but {} reconstruction groups need {} "
+               "(tensor shape changed between steps?) (rank {})",
+               who, kResidualPendingBuffer, it->second.size(), groups, 2 * groups, state.rank);
+  return it->second;
+}
+
 }  // namespace
+
+void encodeSignWithFeedback(std::span<const float> input, CompressorState& state, bool absScale,
+                            MutableBytes pairSlot, MutableBytes bits) {
+  const size_t n = input.size();
+  std::vector<float>& p = state.buffer(kResidualBuffer, n);
+  const std::vector<float> old = pendingPairs(state, 1, absScale ? "efsign" : "onebit");
+  float* r = p.data();
+  double l1 = 0, positiveSum = 0, totalSum = 0;
+  // Chunk by chunk: new p = x + (old p − sent(old p)) and its sums, then the
+  // sign bits of the new p while the chunk is still in cache.
+  for (size_t start = 0; start < n; start += kPackChunk) {
+    const size_t len = std::min(kPackChunk, n - start);
+    std::span<const float> x = input.subspan(start, len);
+    std::span<float> chunk(r + start, len);
+    if (absScale) {
+      l1 += vmath::correctAddInto<true>(x, chunk, old[0], old[1]);
+    } else {
+      vmath::correctAddInto<false>(x, chunk, old[0], old[1], &positiveSum, &totalSum);
+    }
+    packSignBits(chunk, bits.subspan(start / 8, packedBytes(len, 1)));
+  }
+  float positive, negative;
+  if (absScale) {
+    positive = n == 0 ? 0.0f : static_cast<float>(l1 / static_cast<double>(n));
+    negative = -positive;
+    std::memcpy(pairSlot.data(), &positive, sizeof(float));
+  } else {
+    const uint64_t negatives = countOnes(bits);
+    positive = meanOr0(positiveSum, n - negatives);
+    negative = meanOr0(totalSum - positiveSum, negatives);
+    std::memcpy(pairSlot.data(), &positive, 4);
+    std::memcpy(pairSlot.data() + 4, &negative, 4);
+  }
+  state.buffer(kResidualPendingBuffer, 2) = {positive, negative};
+}
 
 Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   const size_t cols = perColumn_ ? columnsOf(state, n) : 1;
   const size_t rows = n / cols;
-  std::vector<float>& residual = state.buffer("residual", n);
 
   Packet packet;
   const size_t bitBytes = packedBytes(n, 1);
@@ -109,64 +114,83 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0);
   if (perColumn_) writer.put<uint64_t>(cols);
-  MutableBytes means = writer.grow(8 * cols);  // filled after pass 1
+  MutableBytes means = writer.grow(8 * cols);  // filled after the pass
   MutableBytes bits = writer.grow(bitBytes);
 
-  // Pass 1: v = input + residual (kept in residual), and the group means.
-  std::vector<float> positive(cols), negative(cols);
-  float* r = residual.data();
   if (cols == 1) {  // per tensor (or one column): the vectorised path
-    // Chunk by chunk: the sums, then the sign bits of v while the chunk is
-    // in cache (they do not depend on the means).
-    SplitSums sums;
-    for (size_t start = 0; start < n; start += kPackChunk) {
-      const size_t len = std::min(kPackChunk, n - start);
-      addAndSplit(input.subspan(start, len), std::span<float>(r + start, len), sums);
-      packSignBits(std::span<const float>(r + start, len),
-                   bits.subspan(start / 8, packedBytes(len, 1)));
-    }
-    sums.negatives = countOnes(bits);
-    positive[0] = meanOr0(sums.positive, n - sums.negatives);
-    negative[0] = meanOr0(sums.total - sums.positive, sums.negatives);
-  } else {
-    std::vector<double> posSum(cols, 0.0), allSum(cols, 0.0);
-    std::vector<uint64_t> posCount(cols, 0);
-    for (size_t i = 0; i < rows; ++i) {
+    encodeSignWithFeedback(input, state, false, means, bits);
+    ++state.step;
+    return packet;
+  }
+
+  // Per column, one pass row block by row block: new p = x + (old p −
+  // sent(old p)) with the previous pair of each column, the column sums, and
+  // the sign bits of the finished rows while they are in cache.
+  std::vector<float>& p = state.buffer(kResidualBuffer, n);
+  const std::vector<float> old = pendingPairs(state, cols, "onebit:col");
+  std::vector<float> oldPos(cols), oldNeg(cols);
+  for (size_t j = 0; j < cols; ++j) {
+    oldPos[j] = old[2 * j];
+    oldNeg[j] = old[2 * j + 1];
+  }
+  std::vector<double> posSum(cols, 0.0), allSum(cols, 0.0);
+  std::vector<uint64_t> posCount(cols, 0);
+  float* r = p.data();
+  const size_t blockRows = std::max<size_t>(1, kPackChunk / cols);
+  size_t packed = 0;  // elements whose sign bits are written (a multiple of 8, or n)
+  for (size_t row0 = 0; row0 < rows; row0 += blockRows) {
+    const size_t rowEnd = std::min(rows, row0 + blockRows);
+    for (size_t i = row0; i < rowEnd; ++i) {
       const float* x = input.data() + i * cols;
       float* rowR = r + i * cols;
       for (size_t j = 0; j < cols; ++j) {
-        float v = x[j] + rowR[j];
+        const float prev = rowR[j];
+        const float v = x[j] + (prev - vmath::sentValue(prev, oldPos[j], oldNeg[j]));
         rowR[j] = v;
-        bool pos = !std::signbit(v);
+        const bool pos = !std::signbit(v);
         posSum[j] += pos ? v : 0.0f;
         posCount[j] += pos ? 1 : 0;
         allSum[j] += v;
       }
     }
-    for (size_t j = 0; j < cols; ++j) {
-      positive[j] = meanOr0(posSum[j], posCount[j]);
-      negative[j] = meanOr0(allSum[j] - posSum[j], rows - posCount[j]);
+    const size_t done = rowEnd * cols;
+    const size_t upTo = done == n ? n : done / 8 * 8;
+    if (upTo > packed) {
+      packSignBits(std::span<const float>(r + packed, upTo - packed),
+                   bits.subspan(packed / 8, packedBytes(upTo - packed, 1)));
+      packed = upTo;
     }
   }
-
+  std::vector<float>& pending = state.buffer(kResidualPendingBuffer, 2 * cols);
   for (size_t j = 0; j < cols; ++j) {
-    std::memcpy(means.data() + 8 * j, &positive[j], 4);
-    std::memcpy(means.data() + 8 * j + 4, &negative[j], 4);
+    pending[2 * j] = meanOr0(posSum[j], posCount[j]);
+    pending[2 * j + 1] = meanOr0(allSum[j] - posSum[j], rows - posCount[j]);
   }
-
-  // Pass 2: residual = v - reconstruction (and the sign bits, per column).
-  if (cols == 1) {
-    const float pos = positive[0], neg = negative[0];
-    for (size_t i = 0; i < n; ++i) r[i] -= std::signbit(r[i]) ? neg : pos;
-  } else {
-    packSignBits(std::span<const float>(r, n), bits);
-    for (size_t i = 0; i < rows; ++i) {
-      float* row = r + i * cols;
-      for (size_t j = 0; j < cols; ++j) row[j] -= std::signbit(row[j]) ? negative[j] : positive[j];
-    }
-  }
+  std::memcpy(means.data(), pending.data(), 8 * cols);
   ++state.step;
   return packet;
+}
+
+std::vector<float> errorFeedbackResidual(const Compressor& compressor,
+                                         const CompressorState& state) {
+  auto it = state.buffers.find(kResidualBuffer);
+  if (it == state.buffers.end()) return {};
+  std::vector<float> residual = it->second;
+  const bool deferred = dynamic_cast<const OneBitCompressor*>(&compressor) != nullptr ||
+                        dynamic_cast<const EfSignCompressor*>(&compressor) != nullptr;
+  if (!deferred || !state.buffers.contains(kResidualPendingBuffer)) return residual;
+  const std::vector<float>& pending = state.buffers.at(kResidualPendingBuffer);
+  const size_t groups = pending.size() / 2;
+  TETRAD_CHECK(
+      groups >= 1 && pending.size() % 2 == 0 && residual.size() % groups == 0, InvalidArgument,
+      "{}: state buffer '{}' has {} values, not a pair per column of {} elements "
+      "(rank {})",
+      compressor.spec(), kResidualPendingBuffer, pending.size(), residual.size(), state.rank);
+  for (size_t i = 0; i < residual.size(); ++i) {
+    const size_t j = i % groups;
+    residual[i] -= vmath::sentValue(residual[i], pending[2 * j], pending[2 * j + 1]);
+  }
+  return residual;
 }
 
 void OneBitCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const {

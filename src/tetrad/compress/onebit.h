@@ -7,14 +7,31 @@
 // of the negative values, per tensor ("onebit") or per column of the tensor
 // viewed as a [shape[0], rest] matrix ("onebit:col", two floats per column;
 // a tensor without a shape is one column). Error feedback is built in, as in
-// the paper: the quantisation error is kept in state.buffers["residual"] and
-// added to the next step's gradient, so ",ef" is refused.
+// the paper: the quantisation error is added to the next step's gradient, so
+// ",ef" is refused.
+//
+// Residual representation (shared with efsign, efsign.h). Encoding forms
+// p = x + e and sends C(p), whose reconstruction values need a whole-tensor
+// (or whole-column) mean, so the true residual e = p − C(p) is not stored;
+// instead the state keeps
+//   buffers["residual"]          the uncorrected p of the last encode (n floats);
+//   buffers["residual_pending"]  the pairs (positive value, negative value)
+//                                that packet reconstructs with, one per group
+//                                (column), i.e. what C(p) decodes to;
+// and the next encode applies the correction element by element, in the same
+// single pass that forms the new p, sums the new means and packs the bits:
+// e[i] = p[i] − (signbit(p[i]) ? negative : positive). A state without
+// "residual_pending" (fresh, or written before it existed) has no pending
+// correction: "residual" is then the true residual. errorFeedbackResidual()
+// materialises the true residual e = p − C(p); read that, not the buffer.
 //
 // 1 bit per element + 64 bits per reconstruction pair; biased; aggregation:
 // gather (all-gather the packets, decode and sum).
 //
 // Stateless object; the CompressorState has one owner at a time.
 #pragma once
+
+#include <vector>
 
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/spec.h"
@@ -37,5 +54,25 @@ class OneBitCompressor final : public Compressor {
 };
 
 CompressorPtr makeOneBit(const CompressorParams& params);
+
+inline constexpr const char* kResidualBuffer = "residual";
+inline constexpr const char* kResidualPendingBuffer = "residual_pending";
+
+// The true error-feedback residual e = p − C(p) held by `state` for
+// `compressor`: for efsign and onebit (deferred correction, see above)
+// buffers["residual"] corrected by buffers["residual_pending"]; for every
+// other compressor a copy of buffers["residual"], which already is the true
+// residual. Empty when the state has no residual yet. Throws InvalidArgument
+// when the pending pairs do not fit the residual.
+std::vector<float> errorFeedbackResidual(const Compressor& compressor,
+                                         const CompressorState& state);
+
+// Implementation shared by efsign and per-tensor onebit: one pass that
+// applies the pending correction, forms the new p = x + e in
+// buffers["residual"], packs the sign bits of p into `bits` and writes the
+// reconstruction to `pairSlot` (efsign, absScale: one float ‖p‖₁/n; onebit:
+// the positive and negative means) and to buffers["residual_pending"].
+void encodeSignWithFeedback(std::span<const float> input, CompressorState& state, bool absScale,
+                            MutableBytes pairSlot, MutableBytes bits);
 
 }  // namespace tetrad

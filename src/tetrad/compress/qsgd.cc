@@ -91,7 +91,7 @@ void quantize(const float* __restrict x, size_t len, float scale, int s, Counter
   for (size_t i = 0; i < len; ++i) {
     const float r = std::fabs(x[i]) * scale;
     const int low = static_cast<int>(r);
-    const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
+    const float u = CounterRng::uniform(CounterRng::mixBits(key, static_cast<uint32_t>(i)));
     const int l = std::min(low + (u < r - static_cast<float>(low) ? 1 : 0), s);
     const int negative = std::signbit(x[i]) ? 1 : 0;
     codes[i] = static_cast<uint16_t>(s + ((l ^ -negative) + negative));

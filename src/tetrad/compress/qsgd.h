@@ -11,8 +11,8 @@
 // l > 0, by a sign bit; about 1 bit per zero element, better for small s.
 //
 // S in [1, 32767]; aggregation: gather. Random bits come from
-// CounterRng(seed, rank, step). Stateless object; the CompressorState has one
-// owner at a time.
+// CounterRng(seed, rank, step), one mixer round per element (mixBits). Stateless object; the
+// CompressorState has one owner at a time.
 #pragma once
 
 #include "tetrad/compress/compressor.h"

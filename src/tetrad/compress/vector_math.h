@@ -13,8 +13,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <span>
 
@@ -109,6 +111,65 @@ inline double addIntoAndSumAbs(std::span<const float> x, std::span<float> residu
     total += sum;
   }
   return total;
+}
+
+// The deferred error-feedback correction of the built-in-EF sign
+// compressors (efsign, onebit; see onebit.h): the value that was sent for an
+// element p of the previous step, `negative` when p's sign bit is set and
+// `positive` otherwise. Branch-free so that the element loops vectorise.
+inline float sentValue(float p, float positive, float negative) {
+  const uint32_t mask = 0u - (std::bit_cast<uint32_t>(p) >> 31);
+  return std::bit_cast<float>((std::bit_cast<uint32_t>(negative) & mask) |
+                              (std::bit_cast<uint32_t>(positive) & ~mask));
+}
+
+// One fused pass of those compressors: with p the stored previous p and
+// (positive, negative) its sent values, p[i] = x[i] + (p[i] − sent(p[i])),
+// i.e. the new p = x + true residual. Returns Σ|new p| (kAbs) or adds Σ of
+// the new p with a clear sign bit to `*positiveSum` and Σ of all new p to
+// `*totalSum` (!kAbs). Same rounding as subtracting first and adding later.
+template <bool kAbs>
+inline double correctAddInto(std::span<const float> x, std::span<float> p, float positive,
+                             float negative, double* positiveSum = nullptr,
+                             double* totalSum = nullptr) {
+  const size_t n = x.size();
+  const float* __restrict px = x.data();
+  float* __restrict pp = p.data();
+  double absTotal = 0, posTotal = 0, allTotal = 0;
+  for (size_t start = 0; start < n; start += kFlush) {
+    const size_t end = std::min(n, start + kFlush);
+    float a[kLanes] = {}, b[kLanes] = {};
+    auto step = [&](size_t i, size_t lane) {
+      const float old = pp[i];
+      const float v = px[i] + (old - sentValue(old, positive, negative));
+      pp[i] = v;
+      if constexpr (kAbs) {
+        a[lane] += std::fabs(v);
+      } else {
+        const float keep = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
+        a[lane] += v * keep;
+        b[lane] += v;
+      }
+    };
+    size_t i = start;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (size_t j = 0; j < kLanes; ++j) step(i + j, j);
+    }
+    for (; i < end; ++i) step(i, 0);
+    float sa = 0, sb = 0;
+    for (size_t j = 0; j < kLanes; ++j) {
+      sa += a[j];
+      sb += b[j];
+    }
+    absTotal += sa;
+    posTotal += sa;
+    allTotal += sb;
+  }
+  if constexpr (!kAbs) {
+    *positiveSum += posTotal;
+    *totalSum += allTotal;
+  }
+  return absTotal;
 }
 
 }  // namespace tetrad::vmath
