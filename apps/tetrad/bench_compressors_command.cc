@@ -94,6 +94,15 @@ double medianTime(int warmup, int iters, F&& body) {
   return median(times);
 }
 
+// Rows x columns with rows the largest divisor of n not above sqrt(n).
+std::vector<int64_t> matrixShape(size_t n) {
+  size_t rows = 1;
+  for (size_t r = 1; r * r <= n; ++r) {
+    if (n % r == 0) rows = r;
+  }
+  return {static_cast<int64_t>(rows), static_cast<int64_t>(n / rows)};
+}
+
 void fillInput(std::vector<float>& x) {
   // Roughly N(0, 1)-shaped (sum of two uniforms), cheap to generate.
   const CounterRng rng(1, 0, 0, 0);
@@ -131,7 +140,8 @@ void runBench(const BenchFlags& flags) {
 
   std::printf(
       "# tetrad bench compressors: median of %d iterations (%d warm-up), GB/s of float32 "
-      "input\n",
+      "input; tensors viewed as near-square matrices (powersgd, onebit:col); custom "
+      "protocols (sign vote, gtopk, powersgd) time local encode/decode only\n",
       flags.iters, flags.warmup);
   std::printf("%-18s %10s %9s %10s %8s %10s %8s\n", "compressor", "elements", "bits/elt", "encode",
               "/memcpy", "decode", "/memcpy");
@@ -152,6 +162,9 @@ void runBench(const BenchFlags& flags) {
       const Compressor& compressor = *compressors[c];
       CompressorState state;
       state.seed = 1;
+      // A near-square matrix view, as a weight gradient would have: used by
+      // the compressors that read the shape (powersgd, onebit:col).
+      state.shape = matrixShape(n);
       Packet packet;
       const double encodeTime = medianTime(flags.warmup, flags.iters, [&] {
         packet = Packet();
