@@ -11,7 +11,9 @@ export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1
 export OMPI_MCA_rmaps_base_oversubscribe = 1
 
-.PHONY: all setup configure build run test bench clean format
+FUZZ_SECONDS ?= 60
+
+.PHONY: all setup configure build run test bench fuzz clean format
 
 all: build
 
@@ -34,8 +36,20 @@ bench: build
 	./$(BUILD_DIR)/tetrad bench collectives --cluster sim:8x10Gbps,25us
 	./$(BUILD_DIR)/tetrad bench compressors
 
+# libFuzzer on every compressor's decoder (clang; the compress layer and the
+# harness instrumented with ASan + UBSan). The corpus is kept in build-fuzz/.
+fuzz:
+	@sh scripts/setup.sh fuzz
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DTETRAD_NATIVE=OFF "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined" \
+	  > build-fuzz.configure.log 2>&1 || (cat build-fuzz.configure.log; exit 1)
+	@cmake --build build-fuzz -j$(JOBS) --target compress_decode_fuzz
+	@mkdir -p build-fuzz/corpus
+	./build-fuzz/tests/compress_quant/compress_decode_fuzz -max_total_time=$(FUZZ_SECONDS) \
+	  build-fuzz/corpus
+
 format:
 	@find src apps bench tests -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log
+	rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log build-fuzz build-fuzz.configure.log

@@ -1,10 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages tetrad needs. Idempotent: when everything is
 # present it only runs dpkg-query and returns in well under a second.
+#   scripts/setup.sh         what `make run` and `make test` need
+#   scripts/setup.sh fuzz    plus clang and its libFuzzer runtime (`make fuzz`)
 set -eu
 PACKAGES="build-essential cmake ccache pkg-config libtorch-dev libopenmpi-dev openmpi-bin \
 libsimgrid-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
 zlib1g-dev gnuplot-nox googletest libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist"
+if [ "${1:-}" = "fuzz" ]; then
+  PACKAGES="$PACKAGES clang libclang-rt-14-dev"
+fi
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed"; then

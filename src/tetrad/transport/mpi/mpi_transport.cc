@@ -28,7 +28,7 @@ MpiTransport::MpiTransport(double timeoutSeconds)
     : Transport(MpiRuntime::instance().worldRank(), MpiRuntime::instance().worldSize(),
                 timeoutSeconds),
       start_(std::chrono::steady_clock::now()),
-      watchdog_([this](const std::string& description) {
+      watchdog_([](const std::string& description) {
         std::fprintf(stderr, "tetrad: %s; aborting all ranks\n", description.c_str());
         std::fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 1);
