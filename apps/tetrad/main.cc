@@ -16,7 +16,9 @@ std::vector<CommandRegistration::AddFn>& registry() {
 }
 }  // namespace
 
-CommandRegistration::CommandRegistration(AddFn add) { registry().push_back(std::move(add)); }
+CommandRegistration::CommandRegistration(AddFn add) {
+  registry().push_back(std::move(add));
+}
 
 void CommandRegistration::addAll(CommandGroups& groups) {
   for (const AddFn& add : registry()) add(groups);

@@ -39,7 +39,7 @@ class ByteWriter {
   explicit ByteWriter(ByteBuffer& out) : out_(out) {}
 
   template <typename T>
-    requires std::is_trivially_copyable_v<T>
+  requires std::is_trivially_copyable_v<T>
   void put(T value) {
     const auto* p = reinterpret_cast<const std::byte*>(&value);
     out_.insert(out_.end(), p, p + sizeof(T));
@@ -63,8 +63,7 @@ class ByteReader {
   explicit ByteReader(ConstBytes in) : in_(in) {}
 
   template <typename T>
-    requires std::is_trivially_copyable_v<T>
-  T get(std::string_view what) {
+  requires std::is_trivially_copyable_v<T> T get(std::string_view what) {
     need(sizeof(T), what);
     T value;
     std::memcpy(&value, in_.data() + offset_, sizeof(T));

@@ -55,11 +55,11 @@ class Unsupported : public Error {
 
 // TETRAD_CHECK(condition, ErrorType, "format {}", args...) throws ErrorType
 // with the formatted message when `condition` is false.
-#define TETRAD_CHECK(condition, ErrorType, ...)              \
-  do {                                                       \
-    if (!(condition)) [[unlikely]] {                         \
-      throw ErrorType(fmt::format(__VA_ARGS__));             \
-    }                                                        \
+#define TETRAD_CHECK(condition, ErrorType, ...)  \
+  do {                                           \
+    if (!(condition)) [[unlikely]] {             \
+      throw ErrorType(fmt::format(__VA_ARGS__)); \
+    }                                            \
   } while (false)
 
 // TETRAD_FAIL(ErrorType, "format {}", args...) always throws.

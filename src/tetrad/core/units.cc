@@ -73,8 +73,8 @@ double parseBandwidth(std::string_view text) {
 }
 
 double parseDuration(std::string_view text) {
-  double v = withSuffix(text, "duration",
-                        {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}, false);
+  double v =
+      withSuffix(text, "duration", {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}}, false);
   TETRAD_CHECK(v >= 0, InvalidArgument, "invalid duration '{}': must not be negative", text);
   return v;
 }

@@ -22,8 +22,8 @@ double parseDuration(std::string_view text);
 double parseNumber(std::string_view text, std::string_view what);
 int64_t parseInteger(std::string_view text, std::string_view what);
 
-std::string formatBytes(double bytes);       // "4.0 KiB", "64.0 MiB"
-std::string formatSeconds(double seconds);   // "12.3 us", "4.56 ms", "1.23 s"
+std::string formatBytes(double bytes);               // "4.0 KiB", "64.0 MiB"
+std::string formatSeconds(double seconds);           // "12.3 us", "4.56 ms", "1.23 s"
 std::string formatBandwidth(double bytesPerSecond);  // "1.25 GB/s"
 
 }  // namespace tetrad

@@ -30,7 +30,9 @@ void launch(const LaunchOptions& options, const WorkerFn& worker) {
   }
 }
 
-void abortAllRanks(int code) { abortMpiWorld(code); }
+void abortAllRanks(int code) {
+  abortMpiWorld(code);
+}
 
 bool isOutputProcess() {
   const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");

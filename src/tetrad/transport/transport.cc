@@ -20,7 +20,9 @@ void TrafficCounters::countReceived(int peer, uint64_t bytes) {
   peers_[peer].bytesReceived.fetch_add(bytes, std::memory_order_relaxed);
   peers_[peer].messagesReceived.fetch_add(1, std::memory_order_relaxed);
 }
-uint64_t TrafficCounters::bytesSentTo(int peer) const { return peers_[peer].bytesSent.load(); }
+uint64_t TrafficCounters::bytesSentTo(int peer) const {
+  return peers_[peer].bytesSent.load();
+}
 uint64_t TrafficCounters::bytesReceivedFrom(int peer) const {
   return peers_[peer].bytesReceived.load();
 }
