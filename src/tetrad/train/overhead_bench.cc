@@ -19,13 +19,7 @@ OverheadBenchResult benchTrainOverhead(const OverheadBenchOptions& options) {
   config.cluster = "sim:1x100Gbps,1us";
   config.quiet = true;
   resolveConfig(config);
-  DataOptions dataOptions;
-  dataOptions.name = config.data;
-  dataOptions.dir = config.dataDir;
-  dataOptions.trainSamples = config.trainSamples;
-  dataOptions.testSamples = config.testSamples;
-  dataOptions.seed = config.seed;
-  const DataSplits data = loadData(dataOptions);
+  const DataSplits data = loadData(dataOptionsFor(config));
   const int64_t perEpoch = stepsPerEpoch(data.train.size(), 1, config.batchSize);
   config.maxIters = options.iterations;
   config.epochs = static_cast<int>((options.iterations + perEpoch - 1) / perEpoch);

@@ -205,4 +205,14 @@ std::string defaultRunName(const TrainConfig& c, int workers) {
                      timestamp());
 }
 
+DataOptions dataOptionsFor(const TrainConfig& config) {
+  DataOptions options;
+  options.name = config.data;
+  options.dir = config.dataDir;
+  options.trainSamples = config.trainSamples;
+  options.testSamples = config.testSamples;
+  options.seed = config.seed;
+  return options;
+}
+
 }  // namespace tetrad::train

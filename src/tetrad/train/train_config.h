@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/train/dataset.h"
+
 namespace tetrad::train {
 
 struct TrainConfig {
@@ -71,6 +73,9 @@ const std::vector<std::string>& knownModels();
 // Checks and normalises `config` in place (see the header comment). Does not
 // touch the file system or the data.
 void resolveConfig(TrainConfig& config);
+
+// The dataset a resolved configuration asks for.
+DataOptions dataOptionsFor(const TrainConfig& config);
 
 // Bytes per gradient bucket for `compress` under --bucket-size `text`:
 // "auto" is 25 MiB of fused tensors with no compression and one bucket per

@@ -110,13 +110,7 @@ int64_t countParameters(const std::string& model, int channels, int height, int 
 
 TrainSummary runTraining(TrainConfig config) {
   resolveConfig(config);
-  DataOptions dataOptions;
-  dataOptions.name = config.data;
-  dataOptions.dir = config.dataDir;
-  dataOptions.trainSamples = config.trainSamples;
-  dataOptions.testSamples = config.testSamples;
-  dataOptions.seed = config.seed;
-  const DataSplits data = loadData(dataOptions);
+  const DataSplits data = loadData(dataOptionsFor(config));
   // One LibTorch thread per rank on the simulator (clean measured times);
   // --threads under MPI.
   at::set_num_threads(config.mpi ? config.threads : 1);
