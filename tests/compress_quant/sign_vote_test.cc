@@ -55,7 +55,7 @@ TEST(SignVote, MajorityOfSignsTimesSummedScale) {
       std::vector<float> g = inputs[transport.rank()];
       CompressorState state;
       state.rank = transport.rank();
-      sign->aggregateCustom(transport, g, state, 500);
+      sign->aggregateCustom(transport, g, state, ProtocolOptions{500});
       std::lock_guard<std::mutex> lock(mutex);
       outputs[transport.rank()] = g;
     });
@@ -87,7 +87,7 @@ TEST(SignVote, ErrorFeedbackKeepsTheLocalResidual) {
     std::vector<float> g = inputs[transport.rank()];
     CompressorState state;
     state.rank = transport.rank();
-    sign->aggregateCustom(transport, g, state, 500);
+    sign->aggregateCustom(transport, g, state, ProtocolOptions{500});
     std::lock_guard<std::mutex> lock(mutex);
     outputs[transport.rank()] = g;
     residuals[transport.rank()] = state.buffers.at("residual");
@@ -112,7 +112,7 @@ TEST(SignVote, NonCustomCompressorsRefuseAggregateCustom) {
     std::vector<float> g(10, 1.0f);
     CompressorState state;
     try {
-      qsgd->aggregateCustom(transport, g, state, 500);
+      qsgd->aggregateCustom(transport, g, state, ProtocolOptions{500});
     } catch (const Unsupported& e) {
       threw = std::string(e.what()).find("qsgd:4") != std::string::npos;
     }

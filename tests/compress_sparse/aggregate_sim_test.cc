@@ -310,3 +310,26 @@ TEST(Aggregate, PayloadFreeSimulationRunsTheSparseProtocols) {
 
 }  // namespace
 }  // namespace tetrad
+
+namespace tetrad {
+namespace {
+
+// Custom protocols built on all-reduce use the run's algorithm, never a
+// silent ring: native is refused on the simulator, so reaching it proves the
+// option travels; tree and ring give the same sums.
+TEST(Aggregate, PowerSgdUsesTheRunsAllreduceAlgorithm) {
+  EXPECT_THROW(runAggregate(4, "powersgd:2", nullptr, AllreduceAlgorithm::kNative), Unsupported);
+  const Results ring = runAggregate(4, "powersgd:2");
+  const Results tree = runAggregate(4, "powersgd:2", nullptr, AllreduceAlgorithm::kTree);
+  for (int step = 0; step < kSteps; ++step) {
+    for (int r = 0; r < 4; ++r) {
+      ASSERT_EQ(ring[step][r].size(), tree[step][r].size());
+      for (size_t i = 0; i < ring[step][r].size(); ++i) {
+        EXPECT_NEAR(ring[step][r][i], tree[step][r][i], 1e-5f * (1 + std::abs(ring[step][r][i])));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tetrad

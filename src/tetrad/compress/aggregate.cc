@@ -80,7 +80,7 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
       break;
     }
     case Aggregation::kCustom:
-      compressor.aggregateCustom(transport, gradient, state, options.tag);
+      compressor.aggregateCustom(transport, gradient, state, {options.tag, options.allreduce});
       break;
   }
   finishReduction(gradient, options.op, transport.size());

@@ -142,7 +142,7 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
 }
 
 void Compressor::aggregateCustom(Transport& transport, std::span<float> gradient,
-                                 CompressorState& state, Tag tag) const {
+                                 CompressorState& state, const ProtocolOptions& protocol) const {
   TETRAD_FAIL(Unsupported,
               "compressor '{}' (aggregation {}) has no custom aggregation protocol (rank {}, {} "
               "elements)",

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/collective_options.h"
 #include "tetrad/core/bytes.h"
 #include "tetrad/transport/transport.h"
@@ -77,6 +78,14 @@ void writePacketHeader(ByteWriter& writer, PacketKind kind, uint64_t count, uint
 // Reads and validates the header: kind and version must match, the count must
 // equal `expectedCount`. Throws ProtocolError otherwise.
 PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expectedCount);
+
+// What a custom aggregation protocol may use: its first tag (it may use
+// [tag, tag + kAggregateTagSpan), see aggregate.h) and the all-reduce
+// algorithm of the run, which protocols built on all-reduce (PowerSGD) use.
+struct ProtocolOptions {
+  Tag tag = 1000;
+  AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;
+};
 
 struct Packet {
   ByteBuffer bytes;
@@ -126,9 +135,8 @@ class Compressor {
 
   // kCustom only: aggregate `gradient` across all ranks of `transport` in
   // place (the result is the sum; aggregate() divides for the average).
-  // `tag` is the first of the tags this call may use (see aggregate.h).
   virtual void aggregateCustom(Transport& transport, std::span<float> gradient,
-                               CompressorState& state, Tag tag) const;
+                               CompressorState& state, const ProtocolOptions& protocol) const;
 
   // kSummable only: the summable domain that aggregate() all-reduces.
   // encodeSummable() compresses `input` like encode() (updating `state` the

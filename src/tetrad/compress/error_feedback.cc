@@ -49,7 +49,7 @@ void ErrorFeedback::decodeAdd(ConstBytes packet, std::span<float> output) const 
 }
 
 void ErrorFeedback::aggregateCustom(Transport& transport, std::span<float> gradient,
-                                    CompressorState& state, Tag tag) const {
+                                    CompressorState& state, const ProtocolOptions& protocol) const {
   std::vector<float>& residual = addResidual(gradient, state);
   std::copy(residual.begin(), residual.end(), gradient.begin());
   // The packet C's protocol will send for p: encode with a copy of the
@@ -58,7 +58,7 @@ void ErrorFeedback::aggregateCustom(Transport& transport, std::span<float> gradi
   probe.buffers.erase(kResidual);
   Packet packet = inner_->encode(gradient, probe);
   subtractDecoded(*inner_, packet.bytes, residual);
-  inner_->aggregateCustom(transport, gradient, state, tag);
+  inner_->aggregateCustom(transport, gradient, state, protocol);
 }
 
 std::vector<float> ErrorFeedback::encodeSummable(std::span<const float> input,

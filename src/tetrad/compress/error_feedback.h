@@ -30,7 +30,7 @@ class ErrorFeedback final : public Compressor {
   // Biased in general, whatever C is: the residual is part of the message.
   bool unbiased() const override { return false; }
   void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                       Tag tag) const override;
+                       const ProtocolOptions& protocol) const override;
   // Summable C: p = x + e goes through C's summable domain; the residual is
   // p minus C's expansion of this rank's own summable values.
   std::vector<float> encodeSummable(std::span<const float> input,

@@ -92,7 +92,8 @@ double GTopK::bitsPerElement(size_t count) const {
 }
 
 void GTopK::aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                            Tag tag) const {
+                            const ProtocolOptions& protocol) const {
+  const Tag tag = protocol.tag;
   const size_t n = gradient.size();
   const size_t k = keptCount(n, ratio_);
   const int p = transport.size();

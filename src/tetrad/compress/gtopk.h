@@ -46,7 +46,7 @@ class GTopK final : public Compressor {
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                       Tag tag) const override;
+                       const ProtocolOptions& protocol) const override;
 
  private:
   double ratio_;

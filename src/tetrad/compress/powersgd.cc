@@ -203,10 +203,11 @@ double PowerSgd::bitsPerElement(size_t count) const {
 }
 
 void PowerSgd::aggregateCustom(Transport& transport, std::span<float> gradient,
-                               CompressorState& state, Tag tag) const {
+                               CompressorState& state, const ProtocolOptions& protocol) const {
+  const Tag tag = protocol.tag;
   const size_t count = gradient.size();
   const MatrixView view = viewOf(state, count, rank_);
-  AllreduceOptions options{AllreduceAlgorithm::kRing, ReduceOp::kSum, tag};
+  AllreduceOptions options{protocol.allreduce, ReduceOp::kSum, tag};
   ++state.step;
   if (view.rank == 0) {
     allreduce(transport, gradient, options);

@@ -79,7 +79,9 @@ double SignCompressor::bitsPerElement(size_t count) const {
 }
 
 void SignCompressor::aggregateCustom(Transport& transport, std::span<float> gradient,
-                                     CompressorState& state, Tag tag) const {
+                                     CompressorState& state,
+                                     const ProtocolOptions& protocol) const {
+  const Tag tag = protocol.tag;
   Packet mine = encode(gradient, state);
   std::vector<ByteBuffer> packets = allgatherBytes(transport, mine.bytes, CollectiveOptions{tag});
   if (!transport.carriesPayload()) return;  // payload-free simulation: no data to vote on

@@ -29,7 +29,7 @@ class SignCompressor final : public Compressor {
   double bitsPerElement(size_t count) const override;
   // Majority vote over an all-gather of 1-bit packets (header comment).
   void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                       Tag tag) const override;
+                       const ProtocolOptions& protocol) const override;
 };
 
 CompressorPtr makeSign(const CompressorParams& params);
