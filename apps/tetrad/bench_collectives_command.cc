@@ -27,235 +27,35 @@
 //
 // Output on stdout from one process (rank 0); progress on stderr once a run
 // takes more than a few seconds. Bad flags throw InvalidArgument.
+//
+// Flags and their validation: bench_collectives_plan.h; timing and
+// verification: bench_collectives_run.h; this file registers the subcommand
+// and prints the table.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_collectives_plan.h"
+#include "bench_collectives_run.h"
 #include "command.h"
-#include "tetrad/collectives/allgather.h"
 #include "tetrad/collectives/allreduce.h"
-#include "tetrad/collectives/barrier.h"
 #include "tetrad/collectives/collective_cost.h"
-#include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/transport/launcher.h"
-#include "tetrad/transport/sim/cluster_spec.h"
 
 namespace tetrad::app {
 namespace {
 
-struct BenchFlags {
-  std::string cluster = "sim:8x10Gbps,25us";
-  int workers = 0;
-  std::string algorithms;  // empty: all the engine supports
-  std::string minBytes = "4K";
-  std::string maxBytes = "64M";
-  double stepFactor = 2;
-  int iters = 0;    // 0: 2 on a simulated cluster (times are deterministic), 20 under MPI
-  int warmup = -1;  // -1: 0 simulated, 5 under MPI
-  bool payloadFree = false;
-  std::string op = "sum";
-  std::string wire = "fp32";
-  double timeout = 300;
-  std::vector<std::string> simConfig;
-};
-
-struct BenchPlan {
-  LaunchOptions launch;
-  std::vector<AllreduceAlgorithm> algorithms;
-  std::vector<size_t> counts;  // floats per size
-  ReduceOp op = ReduceOp::kSum;
-  WirePrecision wire = WirePrecision::kFloat32;
-  int iters = 0;
-  int warmup = 0;
-  // α–β parameters where the model applies: a star (every algorithm), or
-  // hierarchical all-reduce on a two-level cluster (`twoLevel`).
-  std::optional<CostParams> model;
-  bool twoLevel = false;
-  bool mpi = false;
-};
-
-BenchPlan makePlan(const BenchFlags& flags) {
-  BenchPlan plan;
-  plan.mpi = isMpiCluster(flags.cluster);
-  plan.launch.cluster = flags.cluster;
-  plan.launch.workers = flags.workers;
-  plan.launch.timeoutSeconds = flags.timeout;
-  plan.launch.payloadFree = flags.payloadFree;
-  plan.launch.simConfig = flags.simConfig;
-  // The bench compares algorithms by their α–β cost, so a simulated cluster
-  // uses SimGrid's plain CM02 model without cross traffic unless the user
-  // picks a model (e.g. --sim-cfg network/model:LV08 for TCP factors).
-  auto configures = [&](std::string_view prefix) {
-    for (const std::string& item : flags.simConfig) {
-      if (std::string_view(item).starts_with(prefix)) return true;
-    }
-    return false;
-  };
-  if (!isMpiCluster(flags.cluster)) {
-    if (!configures("network/model")) plan.launch.simConfig.push_back("network/model:CM02");
-    if (!configures("network/crosstraffic")) {
-      plan.launch.simConfig.push_back("network/crosstraffic:0");
-    }
-  }
-  TETRAD_CHECK(flags.workers >= 0, InvalidArgument, "--workers must be >= 0, got {}",
-               flags.workers);
-  TETRAD_CHECK(flags.timeout > 0, InvalidArgument, "--timeout must be positive, got {}",
-               flags.timeout);
-  TETRAD_CHECK(!plan.mpi || flags.simConfig.empty(), InvalidArgument,
-               "--sim-cfg applies to simulated clusters only (--cluster sim:...)");
-  if (!plan.mpi) {
-    const sim::ClusterSpec spec = sim::parseClusterSpec(flags.cluster);
-    if (spec.topology == sim::Topology::kStar) {
-      plan.model = CostParams{spec.link.latency, 1.0 / spec.link.bandwidth};
-    } else if (spec.topology == sim::Topology::kTwoLevel) {
-      // Between nodes a message crosses both levels (cluster_spec.h).
-      CostParams c;
-      c.alpha = spec.intraLink.latency + spec.link.latency;
-      c.beta = 1.0 / std::min(spec.intraLink.bandwidth, spec.link.bandwidth);
-      c.ranksPerNode = spec.ranksPerNode;
-      c.intraAlpha = spec.intraLink.latency;
-      c.intraBeta = 1.0 / spec.intraLink.bandwidth;
-      plan.model = c;
-      plan.twoLevel = true;
-    }
-  }
-
-  plan.wire = parseWirePrecision(flags.wire);
-  const bool nativeWire = plan.wire == WirePrecision::kFloat32;
-  if (flags.algorithms.empty()) {
-    for (AllreduceAlgorithm a : allAllreduceAlgorithms()) {
-      if (a != AllreduceAlgorithm::kNative || (plan.mpi && nativeWire)) {
-        plan.algorithms.push_back(a);
-      }
-    }
-  } else {
-    size_t start = 0;
-    while (start <= flags.algorithms.size()) {
-      size_t end = flags.algorithms.find(',', start);
-      if (end == std::string::npos) end = flags.algorithms.size();
-      plan.algorithms.push_back(
-          parseAllreduceAlgorithm(std::string_view(flags.algorithms).substr(start, end - start)));
-      start = end + 1;
-    }
-  }
-  for (AllreduceAlgorithm a : plan.algorithms) {
-    TETRAD_CHECK(a != AllreduceAlgorithm::kNative || plan.mpi, InvalidArgument,
-                 "--algorithms native needs --cluster mpi (MPI_Allreduce is the baseline there)");
-    TETRAD_CHECK(a != AllreduceAlgorithm::kNative || nativeWire, InvalidArgument,
-                 "--algorithms native sends float32 only: drop it or use --wire fp32");
-  }
-  // The native baseline runs first at each size so that others compare to it.
-  std::stable_partition(plan.algorithms.begin(), plan.algorithms.end(),
-                        [](AllreduceAlgorithm a) { return a == AllreduceAlgorithm::kNative; });
-
-  const uint64_t minBytes = parseBytes(flags.minBytes);
-  const uint64_t maxBytes = parseBytes(flags.maxBytes);
-  TETRAD_CHECK(minBytes >= sizeof(float), InvalidArgument,
-               "--min-bytes must be at least 4 (one float), got {}", flags.minBytes);
-  TETRAD_CHECK(minBytes <= maxBytes, InvalidArgument,
-               "--min-bytes {} is larger than --max-bytes {}", flags.minBytes, flags.maxBytes);
-  TETRAD_CHECK(flags.stepFactor > 1, InvalidArgument, "--step-factor must be > 1, got {}",
-               flags.stepFactor);
-  for (double bytes = static_cast<double>(minBytes); bytes <= static_cast<double>(maxBytes);
-       bytes *= flags.stepFactor) {
-    const size_t count = static_cast<size_t>(bytes) / sizeof(float);
-    if (plan.counts.empty() || plan.counts.back() != count) plan.counts.push_back(count);
-  }
-
-  TETRAD_CHECK(flags.op == "sum" || flags.op == "avg", InvalidArgument,
-               "--op must be sum or avg, got '{}'", flags.op);
-  plan.op = flags.op == "sum" ? ReduceOp::kSum : ReduceOp::kAverage;
-
-  TETRAD_CHECK(flags.iters >= 0 && flags.warmup >= -1, InvalidArgument,
-               "--iters must be >= 1 and --warmup >= 0");
-  plan.iters = flags.iters > 0 ? flags.iters : (plan.mpi ? 20 : 2);
-  plan.warmup = flags.warmup >= 0 ? flags.warmup : (plan.mpi ? 5 : 0);
-  return plan;
-}
-
-// Rank r's element i in iteration k: (r mod 4 + 1) · ((i + k) mod 7 + 1).
-// Sums over up to ~950,000 ranks stay below 2^24, so every float32 order
-// gives the exact sum; up to ~3,700 ranks they stay finite in fp16.
-float inputValue(int rank, size_t i, int iteration) {
-  return static_cast<float>((rank % 4 + 1) * static_cast<int>((i + iteration) % 7 + 1));
-}
-
-// The exact result, and how far a correct result may be from it.
-struct Expected {
-  float value = 0;
-  float tolerance = 0;
-};
-
-Expected expectedValue(int p, size_t i, int iteration, const BenchPlan& plan) {
-  const int64_t rankFactors = int64_t{10} * (p / 4) + (p % 4) * (p % 4 + 1) / 2;  // Σ r%4+1
-  Expected e;
-  e.value = static_cast<float>(rankFactors * static_cast<int64_t>((i + iteration) % 7 + 1));
-  if (plan.op == ReduceOp::kAverage) e.value /= static_cast<float>(p);
-  if (plan.wire != WirePrecision::kFloat32) {
-    const double u = plan.wire == WirePrecision::kFloat16 ? 0x1p-11 : 0x1p-8;
-    e.tolerance = static_cast<float>(2.0 * p * u * e.value);  // the inputs are positive
-  }
-  return e;
-}
-
-struct Measurement {
-  double seconds = 0;  // median over iterations of the slowest rank
-  uint64_t wrong = 0;  // over all ranks and iterations
-};
-
-// Runs one (algorithm, size) on this rank; every rank returns the same.
-Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algorithm,
-                    std::span<float> data) {
-  const bool verify = t.carriesPayload();
-  const int p = t.size();
-  std::vector<double> times;
-  double wrong = 0;
-  for (int k = -plan.warmup; k < plan.iters; ++k) {
-    if (verify) {
-      for (size_t i = 0; i < data.size(); ++i) data[i] = inputValue(t.rank(), i, k);
-    }
-    barrier(t, CollectiveOptions{900});
-    const double start = t.now();
-    allreduce(t, data, AllreduceOptions{algorithm, plan.op, 100, plan.wire});
-    const double elapsed = t.now() - start;
-    if (k < 0) continue;
-    times.push_back(elapsed);
-    if (verify) {
-      for (size_t i = 0; i < data.size(); ++i) {
-        const Expected e = expectedValue(p, i, k, plan);
-        if (!(std::abs(data[i] - e.value) <= e.tolerance)) ++wrong;
-      }
-    }
-  }
-  // Every rank's times and error count, so that all agree on the slowest.
-  // Payload-free messages carry no numbers: rank 0's own times are shown.
-  times.push_back(wrong);
-  std::vector<double> all(times.size() * p, 0.0);
-  if (verify) {
-    allgathervBytes(t, asBytes(std::span<const double>(times)), asWritableBytes(std::span(all)),
-                    std::vector<size_t>(p, times.size() * sizeof(double)), AllgatherOptions{});
-  } else {
-    std::copy(times.begin(), times.end(), all.begin() + t.rank() * times.size());
-  }
-  Measurement m;
-  std::vector<double> slowest(static_cast<size_t>(plan.iters), 0.0);
-  for (int r = 0; r < p; ++r) {
-    const double* mine = all.data() + r * times.size();
-    for (int k = 0; k < plan.iters; ++k) slowest[k] = std::max(slowest[k], mine[k]);
-    m.wrong += static_cast<uint64_t>(mine[plan.iters]);
-  }
-  std::nth_element(slowest.begin(), slowest.begin() + plan.iters / 2, slowest.end());
-  m.seconds = slowest[plan.iters / 2];
-  return m;
-}
+using bench_collectives::BenchFlags;
+using bench_collectives::BenchPlan;
+using bench_collectives::makePlan;
+using bench_collectives::measure;
+using bench_collectives::Measurement;
 
 void printHeader(const BenchPlan& plan, Transport& t) {
   std::printf(
