@@ -29,7 +29,7 @@ void expectIdentity(const std::string& spec, size_t n, int steps) {
     for (size_t i = 0; i < n; ++i) sent[i] += y[i];
   }
   // The true residual (efsign and onebit store p and a pending correction).
-  const std::vector<float> residual = errorFeedbackResidual(*c, state);
+  const std::vector<float> residual = c->errorFeedbackResidual(state);
   ASSERT_EQ(residual.size(), n);
   double worst = 0, scale = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -63,7 +63,7 @@ TEST(ErrorFeedback, DeferredResidualIsInputMinusDecodedPacket) {
     CompressorPtr c = makeCompressor(spec);
     CompressorState state;
     state.shape = {60, 10};
-    EXPECT_TRUE(errorFeedbackResidual(*c, state).empty()) << spec;
+    EXPECT_TRUE(c->errorFeedbackResidual(state).empty()) << spec;
     std::vector<float> e(n, 0.0f);
     for (int t = 0; t < 4; ++t) {
       std::vector<float> x = testing::gaussian(n, 40 + t);
@@ -72,7 +72,7 @@ TEST(ErrorFeedback, DeferredResidualIsInputMinusDecodedPacket) {
       std::vector<float> y = testing::decoded(*c, c->encode(x, state), n);
       // The stored buffer is the uncorrected p, not the residual.
       EXPECT_EQ(state.buffers.at("residual"), p) << spec << " step " << t;
-      e = errorFeedbackResidual(*c, state);
+      e = c->errorFeedbackResidual(state);
       ASSERT_EQ(e.size(), n);
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(e[i], p[i] - y[i]) << spec << " " << i;
     }
@@ -83,7 +83,7 @@ TEST(ErrorFeedback, DeferredResidualIsInputMinusDecodedPacket) {
   bad.shape = {60, 10};
   col->encode(testing::gaussian(n, 1), bad);
   bad.buffers["residual_pending"].resize(14);  // 7 columns do not divide 600
-  EXPECT_THROW(errorFeedbackResidual(*col, bad), InvalidArgument);
+  EXPECT_THROW(col->errorFeedbackResidual(bad), InvalidArgument);
   EXPECT_THROW(col->encode(testing::gaussian(n, 2), bad), InvalidArgument);
 }
 

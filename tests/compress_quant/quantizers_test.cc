@@ -191,7 +191,7 @@ TEST(Quantizers, OneBitReconstructsWithGroupMeans) {
   std::vector<float> y = decoded(*tensor, tensor->encode(x, flat), x.size());
   EXPECT_EQ(y, (std::vector<float>{2, -2, 2, -2, 2, -2}));
   // Residual (built-in error feedback) is x - y.
-  EXPECT_EQ(errorFeedbackResidual(*tensor, flat), (std::vector<float>{1, 1, -1, -1, 0, 0}));
+  EXPECT_EQ(tensor->errorFeedbackResidual(flat), (std::vector<float>{1, 1, -1, -1, 0, 0}));
 
   std::vector<float> z = {3, -1, -1, 5, 2, -3};  // columns {3,-1,2}, {-1,5,-3}
   CompressorState matrix;

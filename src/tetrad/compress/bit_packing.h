@@ -16,6 +16,7 @@
 // Stateless free functions; thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -35,6 +36,36 @@ void packCodes(std::span<const uint16_t> codes, unsigned bits, MutableBytes out)
 // Unpacks codes.size() codes of `bits` bits; `in` must be exactly
 // packedBytes(codes.size(), bits) bytes (ProtocolError otherwise).
 void unpackCodes(ConstBytes in, unsigned bits, std::span<uint16_t> codes);
+
+// Streams n codes of `bits` bits into `payload` (packedBytes(n, bits) bytes)
+// kPackChunk at a time through a stack buffer: fill(block, start, codes)
+// writes the codes of elements [start, start + codes.size()), block being
+// the chunk's index (e.g. for a per-block RNG key).
+template <typename Fill>
+void packCodesByChunk(MutableBytes payload, size_t n, unsigned bits, Fill&& fill) {
+  uint16_t codes[kPackChunk];
+  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
+    const std::span<uint16_t> chunk(codes, std::min(kPackChunk, n - start));
+    fill(block, start, chunk);
+    packCodes(
+        chunk, bits,
+        payload.subspan(block * packedBytes(kPackChunk, bits), packedBytes(chunk.size(), bits)));
+  }
+}
+
+// The reverse: use(start, codes) receives the codes of elements
+// [start, start + codes.size()). `payload` must be packedBytes(n, bits) bytes.
+template <typename Use>
+void unpackCodesByChunk(ConstBytes payload, size_t n, unsigned bits, Use&& use) {
+  uint16_t codes[kPackChunk];
+  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
+    const std::span<uint16_t> chunk(codes, std::min(kPackChunk, n - start));
+    unpackCodes(
+        payload.subspan(block * packedBytes(kPackChunk, bits), packedBytes(chunk.size(), bits)),
+        bits, chunk);
+    use(start, std::span<const uint16_t>(chunk));
+  }
+}
 
 // Bit i = sign bit of values[i] (1 for negative numbers and -0.0).
 // `out` has packedBytes(values.size(), 1) bytes.

@@ -141,6 +141,11 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
   return state;
 }
 
+std::vector<float> Compressor::errorFeedbackResidual(const CompressorState& state) const {
+  auto it = state.buffers.find(kResidualBuffer);
+  return it == state.buffers.end() ? std::vector<float>() : it->second;
+}
+
 void Compressor::aggregateCustom(Transport& transport, std::span<float> gradient,
                                  CompressorState& state, const ProtocolOptions& protocol) const {
   TETRAD_FAIL(Unsupported,

@@ -92,6 +92,9 @@ struct Packet {
   size_t size() const { return bytes.size(); }
 };
 
+// Name of the error-feedback residual in CompressorState::buffers.
+inline constexpr const char* kResidualBuffer = "residual";
+
 // Per-tensor state; see the header comment.
 struct CompressorState {
   // Shape of the tensor (empty: a flat vector). PowerSGD and per-column
@@ -147,6 +150,12 @@ class Compressor {
   // so that only its k values travel.
   virtual std::vector<float> encodeSummable(std::span<const float> input,
                                             CompressorState& state) const;
+  // The error-feedback residual e that `state` carries into the next encode
+  // (empty before the first encode, and for compressors without one).
+  // Default: a copy of buffers[kResidualBuffer]. Compressors that keep the
+  // residual in a deferred form (onebit, efsign) override it to materialise e.
+  virtual std::vector<float> errorFeedbackResidual(const CompressorState& state) const;
+
   // True only for the identity ("none"): decode(encode(x)) == x bit for bit
   // and the summable domain is the tensor itself, so aggregate() all-reduces
   // the gradient in place, without encoding into a copy.

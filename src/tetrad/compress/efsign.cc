@@ -30,6 +30,10 @@ void EfSignCompressor::decodeAdd(ConstBytes packet, std::span<float> output) con
   addSignValues(parsed.bits, parsed.scale, -parsed.scale, output);
 }
 
+std::vector<float> EfSignCompressor::errorFeedbackResidual(const CompressorState& state) const {
+  return deferredResidual(*this, state);
+}
+
 double EfSignCompressor::bitsPerElement(size_t count) const {
   return signPacketBits(count);
 }

@@ -6,7 +6,7 @@
 // residual is e = p − C(p), kept deferred as in onebit (onebit.h): the state
 // stores the uncorrected p in buffers["residual"] and the pair (scale,
 // −scale) in buffers["residual_pending"]; the next encode subtracts C(p)
-// on the fly. errorFeedbackResidual() (onebit.h) gives the true residual. This scaled sign is a
+// on the fly. errorFeedbackResidual() gives the true residual. This scaled sign is a
 // δ-contraction with δ = ‖p‖₁²/(d·‖p‖₂²) (Lemma 8 of the paper): ‖p − C(p)‖² = (1 − δ)‖p‖². Error
 // feedback is built in, so ",ef" is refused.
 //
@@ -26,6 +26,8 @@ class EfSignCompressor final : public Compressor {
   Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
+  // The true residual p − C(p) (the state keeps it deferred; onebit.h).
+  std::vector<float> errorFeedbackResidual(const CompressorState& state) const override;
 };
 
 CompressorPtr makeEfSign(const CompressorParams& params);

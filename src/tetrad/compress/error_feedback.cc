@@ -9,15 +9,13 @@
 namespace tetrad {
 namespace {
 
-constexpr const char* kResidual = "residual";
-
 void negate(std::span<float> values) {
   for (float& v : values) v = -v;
 }
 
 // p = x + e, stored in e.
 std::vector<float>& addResidual(std::span<const float> input, CompressorState& state) {
-  std::vector<float>& residual = state.buffer(kResidual, input.size());
+  std::vector<float>& residual = state.buffer(kResidualBuffer, input.size());
   const float* x = input.data();
   float* e = residual.data();
   for (size_t i = 0; i < input.size(); ++i) e[i] += x[i];
@@ -55,7 +53,7 @@ void ErrorFeedback::aggregateCustom(Transport& transport, std::span<float> gradi
   // The packet C's protocol will send for p: encode with a copy of the
   // state so that the protocol's own encode sees the same step and buffers.
   CompressorState probe = state;
-  probe.buffers.erase(kResidual);
+  probe.buffers.erase(kResidualBuffer);
   Packet packet = inner_->encode(gradient, probe);
   subtractDecoded(*inner_, packet.bytes, residual);
   inner_->aggregateCustom(transport, gradient, state, protocol);

@@ -29,12 +29,10 @@ Packet NaturalCompressor::encode(std::span<const float> input, CompressorState& 
 
   const CounterRng rng(state.seed, state.rank, state.step,
                        static_cast<uint64_t>(PacketKind::kNatural));
-  uint16_t codes[kPackChunk];
-  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
-    const size_t len = std::min(kPackChunk, n - start);
+  packCodesByChunk(payload, n, kBits, [&](size_t block, size_t start, std::span<uint16_t> codes) {
     const CounterRng::Key key = rng.blockKey(block);
     const float* x = input.data() + start;
-    for (size_t i = 0; i < len; ++i) {
+    for (size_t i = 0; i < codes.size(); ++i) {
       const uint32_t bits = std::bit_cast<uint32_t>(x[i]);
       const uint32_t exponent = (bits >> 23) & 0xffu;
       const uint32_t mantissa = bits & 0x7fffffu;
@@ -42,9 +40,7 @@ Packet NaturalCompressor::encode(std::span<const float> input, CompressorState& 
       const uint32_t rounded = std::min(exponent + (u < mantissa ? 1u : 0u), 255u);
       codes[i] = static_cast<uint16_t>(((bits >> 31) << 8) | rounded);
     }
-    packCodes(std::span<const uint16_t>(codes, len), kBits,
-              payload.subspan(block * packedBytes(kPackChunk, kBits), packedBytes(len, kBits)));
-  }
+  });
   ++state.step;
   return packet;
 }
@@ -57,17 +53,13 @@ void NaturalCompressor::decodeAdd(ConstBytes packet, std::span<float> output) co
                header.flags);
   ConstBytes payload = reader.getBytes(packedBytes(n, kBits), "natural codes");
   reader.expectEnd("natural packet");
-  uint16_t codes[kPackChunk];
-  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
-    const size_t len = std::min(kPackChunk, n - start);
-    unpackCodes(payload.subspan(block * packedBytes(kPackChunk, kBits), packedBytes(len, kBits)),
-                kBits, std::span<uint16_t>(codes, len));
+  unpackCodesByChunk(payload, n, kBits, [&](size_t start, std::span<const uint16_t> codes) {
     float* out = output.data() + start;
-    for (size_t i = 0; i < len; ++i) {
+    for (size_t i = 0; i < codes.size(); ++i) {
       const uint32_t c = codes[i];
       out[i] += std::bit_cast<float>(((c >> 8) << 31) | ((c & 0xffu) << 23));
     }
-  }
+  });
 }
 
 double NaturalCompressor::bitsPerElement(size_t count) const {

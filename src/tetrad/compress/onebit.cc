@@ -171,21 +171,22 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
   return packet;
 }
 
-std::vector<float> errorFeedbackResidual(const Compressor& compressor,
-                                         const CompressorState& state) {
+std::vector<float> OneBitCompressor::errorFeedbackResidual(const CompressorState& state) const {
+  return deferredResidual(*this, state);
+}
+
+std::vector<float> deferredResidual(const Compressor& owner, const CompressorState& state) {
   auto it = state.buffers.find(kResidualBuffer);
   if (it == state.buffers.end()) return {};
   std::vector<float> residual = it->second;
-  const bool deferred = dynamic_cast<const OneBitCompressor*>(&compressor) != nullptr ||
-                        dynamic_cast<const EfSignCompressor*>(&compressor) != nullptr;
-  if (!deferred || !state.buffers.contains(kResidualPendingBuffer)) return residual;
+  if (!state.buffers.contains(kResidualPendingBuffer)) return residual;
   const std::vector<float>& pending = state.buffers.at(kResidualPendingBuffer);
   const size_t groups = pending.size() / 2;
-  TETRAD_CHECK(
-      groups >= 1 && pending.size() % 2 == 0 && residual.size() % groups == 0, InvalidArgument,
-      "{}: state buffer '{}' has {} values, not a pair per column of {} elements "
-      "(rank {})",
-      compressor.spec(), kResidualPendingBuffer, pending.size(), residual.size(), state.rank);
+  TETRAD_CHECK(groups >= 1 && pending.size() % 2 == 0 && residual.size() % groups == 0,
+               InvalidArgument,
+               "{}: state buffer '{}' has {} values, not a pair per column of {} elements "
+               "(rank {})",
+               owner.spec(), kResidualPendingBuffer, pending.size(), residual.size(), state.rank);
   for (size_t i = 0; i < residual.size(); ++i) {
     const size_t j = i % groups;
     residual[i] -= vmath::sentValue(residual[i], pending[2 * j], pending[2 * j + 1]);

@@ -23,7 +23,7 @@
 // e[i] = p[i] − (signbit(p[i]) ? negative : positive). A state without
 // "residual_pending" (fresh, or written before it existed) has no pending
 // correction: "residual" is then the true residual. errorFeedbackResidual()
-// materialises the true residual e = p − C(p); read that, not the buffer.
+// (compressor.h) materialises the true residual e = p − C(p); read that, not the buffer.
 //
 // 1 bit per element + 64 bits per reconstruction pair; biased; aggregation:
 // gather (all-gather the packets, decode and sum).
@@ -48,6 +48,8 @@ class OneBitCompressor final : public Compressor {
   // For onebit:col this assumes a flat tensor (one column); each further
   // column adds 64 bits.
   double bitsPerElement(size_t count) const override;
+  // The true residual p − C(p) (see above).
+  std::vector<float> errorFeedbackResidual(const CompressorState& state) const override;
 
  private:
   bool perColumn_;
@@ -55,17 +57,14 @@ class OneBitCompressor final : public Compressor {
 
 CompressorPtr makeOneBit(const CompressorParams& params);
 
-inline constexpr const char* kResidualBuffer = "residual";
 inline constexpr const char* kResidualPendingBuffer = "residual_pending";
 
-// The true error-feedback residual e = p − C(p) held by `state` for
-// `compressor`: for efsign and onebit (deferred correction, see above)
-// buffers["residual"] corrected by buffers["residual_pending"]; for every
-// other compressor a copy of buffers["residual"], which already is the true
-// residual. Empty when the state has no residual yet. Throws InvalidArgument
-// when the pending pairs do not fit the residual.
-std::vector<float> errorFeedbackResidual(const Compressor& compressor,
-                                         const CompressorState& state);
+// The true residual e = p − C(p) of a deferred-correction state (efsign and
+// onebit, see above): buffers["residual"] corrected by
+// buffers["residual_pending"], or a plain copy when nothing is pending. Empty
+// when the state has no residual yet. Throws InvalidArgument (naming
+// `owner`'s spec) when the pending pairs do not fit the residual.
+std::vector<float> deferredResidual(const Compressor& owner, const CompressorState& state);
 
 // Implementation shared by efsign and per-tensor onebit: one pass that
 // applies the pending correction, forms the new p = x + e in

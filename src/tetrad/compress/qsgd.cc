@@ -193,21 +193,17 @@ void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
 
   ConstBytes payload = reader.getBytes(packedBytes(n, bits_), "qsgd codes");
   reader.expectEnd("qsgd packet");
-  uint16_t codes[kPackChunk];
-  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
-    const size_t len = std::min(kPackChunk, n - start);
-    unpackCodes(payload.subspan(block * packedBytes(kPackChunk, bits_), packedBytes(len, bits_)),
-                bits_, std::span<uint16_t>(codes, len));
+  unpackCodesByChunk(payload, n, bits_, [&](size_t start, std::span<const uint16_t> codes) {
     int largest = 0;
-    for (size_t i = 0; i < len; ++i) largest = std::max(largest, static_cast<int>(codes[i]));
+    for (const uint16_t c : codes) largest = std::max(largest, static_cast<int>(c));
     TETRAD_CHECK(largest <= maxCode, ProtocolError,
                  "qsgd packet: code {} above {} in elements [{}, {})", largest, maxCode, start,
-                 start + len);
+                 start + codes.size());
     float* out = output.data() + start;
-    for (size_t i = 0; i < len; ++i) {
+    for (size_t i = 0; i < codes.size(); ++i) {
       out[i] += unit * static_cast<float>(static_cast<int>(codes[i]) - levels_);
     }
-  }
+  });
 }
 
 double QsgdCompressor::bitsPerElement(size_t count) const {

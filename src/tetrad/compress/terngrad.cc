@@ -47,21 +47,17 @@ Packet TernGradCompressor::encode(std::span<const float> input, CompressorState&
 
   const CounterRng rng(state.seed, state.rank, state.step,
                        static_cast<uint64_t>(PacketKind::kTernGrad));
-  uint16_t codes[kPackChunk];
-  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
-    const size_t len = std::min(kPackChunk, n - start);
+  packCodesByChunk(payload, n, kBits, [&](size_t block, size_t start, std::span<uint16_t> codes) {
     const CounterRng::Key key = rng.blockKey(block);
     const float* x = input.data() + start;
-    for (size_t i = 0; i < len; ++i) {
+    for (size_t i = 0; i < codes.size(); ++i) {
       const float magnitude = std::min(std::fabs(x[i]), threshold);
       const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
       const bool send = u * threshold < magnitude;
       const uint16_t signCode = std::signbit(x[i]) ? 2 : 1;
       codes[i] = send ? signCode : 0;
     }
-    packCodes(std::span<const uint16_t>(codes, len), kBits,
-              payload.subspan(block * packedBytes(kPackChunk, kBits), packedBytes(len, kBits)));
-  }
+  });
   ++state.step;
   return packet;
 }
@@ -75,22 +71,18 @@ void TernGradCompressor::decodeAdd(ConstBytes packet, std::span<float> output) c
   const float s = reader.get<float>("terngrad scale");
   ConstBytes payload = reader.getBytes(packedBytes(n, kBits), "terngrad codes");
   reader.expectEnd("terngrad packet");
-  uint16_t codes[kPackChunk];
-  for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
-    const size_t len = std::min(kPackChunk, n - start);
-    unpackCodes(payload.subspan(block * packedBytes(kPackChunk, kBits), packedBytes(len, kBits)),
-                kBits, std::span<uint16_t>(codes, len));
+  unpackCodesByChunk(payload, n, kBits, [&](size_t start, std::span<const uint16_t> codes) {
     unsigned invalid = 0;
-    for (size_t i = 0; i < len; ++i) invalid |= codes[i] & (codes[i] >> 1);
+    for (const uint16_t c : codes) invalid |= c & (c >> 1);
     TETRAD_CHECK(invalid == 0, ProtocolError,
                  "terngrad packet: invalid ternary code 3 in elements [{}, {})", start,
-                 start + len);
+                 start + codes.size());
     float* out = output.data() + start;
-    for (size_t i = 0; i < len; ++i) {
+    for (size_t i = 0; i < codes.size(); ++i) {
       const int c = codes[i];
       out[i] += s * static_cast<float>((c & 1) - (c >> 1));
     }
-  }
+  });
 }
 
 double TernGradCompressor::bitsPerElement(size_t count) const {
