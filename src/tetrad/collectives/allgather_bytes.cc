@@ -33,11 +33,11 @@ std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
       packets[incoming] = transport.recvMessage(left, options.tag);
       send->wait();
     }
-  } catch (const Error& error) {
-    detail::rethrowWithContext(
-        error, fmt::format("rank {} of {}: byte all-gather of a {}-byte packet, step {} of {} "
-                           "(tag {})",
-                           rank, p, mine.size(), step + 1, p - 1, options.tag));
+  } catch (const Error&) {
+    rethrowWithPrefix(
+        fmt::format("rank {} of {}: byte all-gather of a {}-byte packet, step {} of "
+                    "{} (tag {}): ",
+                    rank, p, mine.size(), step + 1, p - 1, options.tag));
   }
   return packets;
 }

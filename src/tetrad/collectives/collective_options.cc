@@ -34,17 +34,4 @@ std::string toString(WirePrecision wire) {
   return fmt::format("wire-precision-{}", static_cast<int>(wire));
 }
 
-namespace detail {
-
-void rethrowWithContext(const Error& error, const std::string& context) {
-  std::string message = fmt::format("{}: {}", context, error.what());
-  if (dynamic_cast<const ProtocolError*>(&error)) throw ProtocolError(message);
-  if (dynamic_cast<const TimeoutError*>(&error)) throw TimeoutError(message);
-  if (dynamic_cast<const TransportError*>(&error)) throw TransportError(message);
-  if (dynamic_cast<const InvalidArgument*>(&error)) throw InvalidArgument(message);
-  if (dynamic_cast<const Unsupported*>(&error)) throw Unsupported(message);
-  throw Error(message);
-}
-
-}  // namespace detail
 }  // namespace tetrad

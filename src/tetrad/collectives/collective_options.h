@@ -54,17 +54,13 @@ void checkCollectiveTag(const Transport& transport, Tag tag, const char* collect
 
 namespace detail {
 
-// Re-throws the tetrad error `error` with `context` prepended, keeping its
-// type. Used by the public entry points of the collectives.
-[[noreturn]] void rethrowWithContext(const Error& error, const std::string& context);
-
 // Runs `body`; a tetrad error escaping it is re-thrown with `context`.
 template <typename Body, typename Context>
 void runWithContext(Body&& body, Context&& context) {
   try {
     body();
-  } catch (const Error& error) {
-    rethrowWithContext(error, context());
+  } catch (const Error&) {
+    rethrowWithPrefix(context() + ": ");
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tetrad {
 
@@ -52,6 +53,13 @@ class Unsupported : public Error {
  public:
   using Error::Error;
 };
+
+// Rethrows the exception being handled (call it only inside a catch block) as
+// the same tetrad error type with `prefix` put in front of its message,
+// unless the message already starts with it ("rank 3: ", "allreduce ...: ").
+// Any other std::exception becomes Error; anything else Error("unknown
+// exception").
+[[noreturn]] void rethrowWithPrefix(std::string_view prefix);
 
 // TETRAD_CHECK(condition, ErrorType, "format {}", args...) throws ErrorType
 // with the formatted message when `condition` is false.

@@ -14,39 +14,6 @@
 
 namespace tetrad {
 
-namespace {
-
-// "rank R: MESSAGE", unless MESSAGE already starts with that prefix.
-std::string withRank(int rank, std::string_view message) {
-  std::string prefix = fmt::format("rank {}: ", rank);
-  if (message.starts_with(prefix)) return std::string(message);
-  return prefix + std::string(message);
-}
-
-// Rethrows the exception being handled as the same tetrad error type, with
-// the rank named in its message.
-[[noreturn]] void rethrowWithRank(int rank) {
-  try {
-    throw;
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(withRank(rank, e.what()));
-  } catch (const TimeoutError& e) {
-    throw TimeoutError(withRank(rank, e.what()));
-  } catch (const TransportError& e) {
-    throw TransportError(withRank(rank, e.what()));
-  } catch (const ProtocolError& e) {
-    throw ProtocolError(withRank(rank, e.what()));
-  } catch (const Unsupported& e) {
-    throw Unsupported(withRank(rank, e.what()));
-  } catch (const std::exception& e) {
-    throw Error(withRank(rank, e.what()));
-  } catch (...) {
-    throw Error(withRank(rank, "unknown exception"));
-  }
-}
-
-}  // namespace
-
 void runMpiWorld(const LaunchOptions& options, const WorkerFn& worker) {
   mpi::MpiRuntime& runtime = mpi::MpiRuntime::instance();
   try {
@@ -55,7 +22,7 @@ void runMpiWorld(const LaunchOptions& options, const WorkerFn& worker) {
     transport.close();
   } catch (...) {
     runtime.markFailed();
-    rethrowWithRank(runtime.worldRank());
+    rethrowWithPrefix(fmt::format("rank {}: ", runtime.worldRank()));
   }
 }
 

@@ -37,38 +37,12 @@ void SimWorld::fail(int rank, std::exception_ptr error) {
   simgrid::s4u::Actor::kill_all();
 }
 
-namespace {
-
-template <typename ErrorType>
-[[noreturn]] void throwWithRank(int rank, const ErrorType& error) {
-  std::string_view message = error.what();
-  std::string prefix = fmt::format("rank {}: ", rank);
-  if (message.starts_with(prefix)) throw ErrorType(std::string(message));
-  throw ErrorType(prefix + std::string(message));
-}
-
-}  // namespace
-
 void SimWorld::rethrowError() const {
   if (error_ == nullptr) return;
   try {
     std::rethrow_exception(error_);
-  } catch (const InvalidArgument& e) {
-    throwWithRank(errorRank_, e);
-  } catch (const TimeoutError& e) {
-    throwWithRank(errorRank_, e);
-  } catch (const TransportError& e) {
-    throwWithRank(errorRank_, e);
-  } catch (const ProtocolError& e) {
-    throwWithRank(errorRank_, e);
-  } catch (const Unsupported& e) {
-    throwWithRank(errorRank_, e);
-  } catch (const Error& e) {
-    throwWithRank(errorRank_, e);
-  } catch (const std::exception& e) {
-    throwWithRank(errorRank_, Error(e.what()));
   } catch (...) {
-    throwWithRank(errorRank_, Error("unknown exception"));
+    rethrowWithPrefix(fmt::format("rank {}: ", errorRank_));
   }
 }
 
