@@ -212,4 +212,13 @@ std::vector<std::string> runCollectiveChecks(Transport& transport, const CheckPl
   }
 }
 
+LaunchOptions starCluster(int p, bool contentionFree) {
+  LaunchOptions options;
+  options.cluster = "sim:10Gbps,25us";
+  options.workers = p;
+  options.timeoutSeconds = 30;
+  if (contentionFree) options.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
+  return options;
+}
+
 }  // namespace tetrad::testing

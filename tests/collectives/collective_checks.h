@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/transport/launcher.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::testing {
@@ -23,5 +24,9 @@ struct CheckPlan {
 std::vector<size_t> standardLengths(int p, size_t large);
 
 std::vector<std::string> runCollectiveChecks(Transport& transport, const CheckPlan& plan);
+
+// A simulated star of p ranks (10 Gb/s, 25 us); contention-free (CM02, no
+// cross traffic, so times follow the α–β model) unless told otherwise.
+LaunchOptions starCluster(int p, bool contentionFree = true);
 
 }  // namespace tetrad::testing

@@ -27,14 +27,7 @@ namespace {
 constexpr double kAlpha = 25e-6;
 constexpr double kBeta = 1.0 / 1.25e9;
 
-LaunchOptions starCluster(int p, bool contentionFree = true) {
-  LaunchOptions options;
-  options.cluster = "sim:10Gbps,25us";
-  options.workers = p;
-  options.timeoutSeconds = 30;
-  if (contentionFree) options.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
-  return options;
-}
+using testing::starCluster;
 
 // ---------------------------------------------------------------------------
 // Correctness sweep: world sizes 1..9 on a two-level cluster of 3 nodes x 3

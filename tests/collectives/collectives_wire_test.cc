@@ -28,14 +28,7 @@ constexpr AllreduceAlgorithm kAlgorithms[] = {
     AllreduceAlgorithm::kRabenseifner, AllreduceAlgorithm::kTree,
     AllreduceAlgorithm::kHierarchical};
 
-LaunchOptions starCluster(int p) {
-  LaunchOptions options;
-  options.cluster = "sim:10Gbps,25us";
-  options.workers = p;
-  options.timeoutSeconds = 30;
-  options.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
-  return options;
-}
+using testing::starCluster;
 
 // World sizes 1..9 on 3 nodes x 3 ranks (hierarchical has real nodes).
 class WireSweep : public ::testing::TestWithParam<int> {};
