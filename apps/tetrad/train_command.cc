@@ -9,6 +9,10 @@
 #include <memory>
 
 #include "command.h"
+#include "tetrad/arch/registry.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/sched/registry.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
 #include "tetrad/transport/launcher.h"
 
@@ -20,16 +24,24 @@ void addTrainCommand(CommandGroups& groups) {
   CLI::App* cmd = groups.root->add_subcommand(
       "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
   train::TrainConfig& c = *config;
-  cmd->add_option("--sync", c.sync, "When workers exchange: bsp (ssp, asp, local: planned)")
+  // The lists come from the registries' tables (docs/sync.md has the rules).
+  cmd->add_option("--sync", c.sync, "When workers exchange: " + knownSyncPolicies())
       ->capture_default_str();
   cmd->add_option("--arch", c.arch,
-                  "Who exchanges with whom: allreduce:ALGO with ALGO ring, rd, rabenseifner, "
-                  "tree, hierarchical or native (ps, gossip: planned)")
+                  "Who exchanges with whom: " + knownArchitectures() +
+                      " (allreduce ALGO: ring, rd, rabenseifner, tree, hierarchical, native; "
+                      "ps[:K][:colocated])")
       ->capture_default_str();
   cmd->add_option("--compress", c.compress,
-                  "Gradient compressor spec, e.g. none, fp16, topk:0.01,ef, qsgd:16, powersgd:2")
+                  "What goes on the wire: " + knownCompressors() + "; ',ef' adds error feedback")
       ->capture_default_str();
-  cmd->add_option("--sched", c.sched, "Communication scheduling: none (wfbp, fusion: planned)")
+  cmd->add_option("--sched", c.sched, "Communication scheduling: " + knownSchedulers())
+      ->capture_default_str();
+  cmd->add_option("--ps-partition", c.psPartition,
+                  "Parameter server: largest partition of the model (large tensors are split)")
+      ->capture_default_str();
+  cmd->add_option("--ps-pull-compress", c.psPullCompress,
+                  "Parameter server: compressor of the servers' replies")
       ->capture_default_str();
   cmd->add_option("--model", c.model, "mlp, cnn or resnet20")->capture_default_str();
   cmd->add_option("--data", c.data, "fashion-mnist, mnist, cifar10 or synthetic")
@@ -42,7 +54,8 @@ void addTrainCommand(CommandGroups& groups) {
   cmd->add_option("--partition", c.partition, "Data split across ranks: iid or dirichlet:ALPHA")
       ->capture_default_str();
   cmd->add_option("--workers", c.workers,
-                  "Number of ranks (simulated clusters; default 4 unless the spec fixes it)");
+                  "Number of workers (default 4 on a simulated cluster unless the spec fixes the "
+                  "ranks; under MPI the ranks of mpirun minus dedicated servers)");
   cmd->add_option("--cluster", c.cluster, "mpi, or sim:SPEC (e.g. sim:10Gbps,25us)")
       ->capture_default_str();
   cmd->add_option("--sim-cfg", c.simConfig,

@@ -61,7 +61,7 @@ TEST(Registry, ListsEveryCompressorOnce) {
 TEST(Registry, BadSpecsAreOneLineInvalidArguments) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "empty compressor name"},
-      {"nope", "unknown compressor 'nope'"},
+      {"nope", "unknown name 'nope'"},
       {"none:", "empty parameter"},
       {":3", "empty compressor name"},
       {"none,xx", "the only suffix is ',ef'"},

@@ -35,11 +35,13 @@ std::string unsupportedError(void (*edit)(TrainConfig&)) {
 
 TEST(TrainConfig, DefaultsResolve) {
   TrainConfig c;
-  resolveConfig(c);
-  EXPECT_EQ(c.allreduceAlgorithm, "ring");
-  EXPECT_FALSE(c.mpi);
-  auto j = nlohmann::json::parse(configToJson(c, 4));
+  ResolvedConfig r = resolveConfig(c);
+  EXPECT_EQ(r.allreduce, AllreduceAlgorithm::kRing);
+  EXPECT_FALSE(r.mpi);
+  auto j = nlohmann::json::parse(configToJson(r, 4));
   EXPECT_EQ(j["arch"], "allreduce:ring");
+  EXPECT_EQ(j["sync"], "bsp");
+  EXPECT_EQ(j["sched"], "none");
   EXPECT_EQ(j["global_batch_size"], 256);
   EXPECT_EQ(j["workers"], 4);
 }
@@ -48,7 +50,7 @@ TEST(TrainConfig, EveryAllreduceAlgorithmIsAccepted) {
   for (const char* algo : {"ring", "rd", "rabenseifner", "tree", "hierarchical"}) {
     TrainConfig c;
     c.arch = std::string("allreduce:") + algo;
-    EXPECT_NO_THROW(resolveConfig(c)) << algo;
+    EXPECT_EQ(resolveConfig(c).arch.canonical, std::string("allreduce:") + algo);
   }
   TrainConfig native;
   native.arch = "allreduce:native";
@@ -88,14 +90,6 @@ TEST(TrainConfig, BadValuesAreClearErrors) {
 }
 
 TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
-  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sync = "ssp:3"; }).find("not yet supported"),
-            std::string::npos);
-  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sync = "asp"; }).find("--sync asp"),
-            std::string::npos);
-  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sync = "local:8"; }).find("only bsp"),
-            std::string::npos);
-  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.arch = "ps:2"; }).find("--arch ps:2"),
-            std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) { c.arch = "gossip:ring"; }).find("gossip"),
             std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sched = "wfbp"; }).find("--sched wfbp"),
@@ -104,6 +98,61 @@ TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
               c.cluster = "mpi";
               c.compute = "fixed:10ms";
             }).find("simulated"),
+            std::string::npos);
+}
+
+TEST(TrainConfig, EveryValidPointResolves) {
+  const char* syncs[] = {"bsp",     "ssp:0",           "ssp:3",           "asp",
+                         "local:4", "post-local:10:4", "post-local:1ep:2"};
+  for (const char* sync : syncs) {
+    for (const char* arch : {"ps", "ps:2", "ps:colocated", "ps:3:colocated"}) {
+      TrainConfig c;
+      c.sync = sync;
+      c.arch = arch;
+      c.compress = "qsgd:16";
+      EXPECT_NO_THROW(resolveConfig(c)) << sync << " " << arch;
+    }
+  }
+  for (const char* sync : {"bsp", "local:4", "post-local:10:4"}) {
+    TrainConfig c;
+    c.sync = sync;
+    c.compress = "topk:0.01,ef";
+    EXPECT_NO_THROW(resolveConfig(c)) << sync;
+  }
+  TrainConfig ps;
+  ps.sync = "ssp:2";
+  ps.arch = "ps:2";
+  ResolvedConfig r = resolveConfig(ps);
+  EXPECT_EQ(r.arch.serverRanks, 2);
+  EXPECT_EQ(worldSizeFor(r, 4), 6);
+  ps.arch = "ps:colocated";
+  EXPECT_EQ(worldSizeFor(resolveConfig(ps), 4), 4);
+}
+
+TEST(TrainConfig, InvalidCombinationsNameTheRule) {
+  EXPECT_NE(
+      resolveError([](TrainConfig& c) { c.sync = "asp"; }).find("rule: ssp and asp run on ps"),
+      std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "ssp:2"; }).find("--arch ps"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "ssp:-1"; }).find("ssp:-1"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "local:0"; }).find("period H"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "post-local:x:4"; }).find("post-local:x"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.arch = "ps:0"; }).find("shard count"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.arch = "ps:2";
+              c.compress = "powersgd:2";
+            }).find("own all-reduce protocol"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.psPullCompress = "fp16"; }).find("--arch ps only"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.psPartition = "2B"; }).find("--ps-partition"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "bulk"; }).find("known: bsp"),
             std::string::npos);
 }
 

@@ -5,7 +5,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/batch.h"
-#include "tetrad/train/flat_gradients.h"
+#include "tetrad/train/flat_model.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {
@@ -45,45 +45,58 @@ TEST(Models, SameSeedSameReplica) {
   EXPECT_NE(a, c);
 }
 
-TEST(FlatGradients, BackwardWritesIntoTheFlatBuffer) {
+TEST(FlatModel, BackwardAndStepWorkInTheFlatBuffers) {
+  torch::manual_seed(3);
   ModelPtr model = makeModel("cnn", {});
-  FlatGradients grads(model->named_parameters().pairs(), 0);
+  const std::vector<float> before = flattenParameters(model->parameters());
+  FlatModel flat(model->named_parameters().pairs());
+  // The values moved into the flat parameter buffer unchanged.
+  auto params = flat.parameters();
+  ASSERT_EQ(params.size(), before.size());
+  EXPECT_TRUE(std::equal(params.begin(), params.end(), before.begin()));
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.1));
   for (int round = 0; round < 2; ++round) {
-    grads.zero();
+    flat.zeroGradients();
     torch::Tensor loss = model->forward(torch::randn({4, 1, 28, 28})).square().mean();
     loss.backward();
-    EXPECT_NO_THROW(grads.checkViews());
+    EXPECT_NO_THROW(flat.checkViews());
     // The flat buffer equals the concatenation of the .grad() tensors.
     std::vector<torch::Tensor> g;
     for (const auto& p : model->parameters()) g.push_back(p.grad().flatten());
     torch::Tensor concatenated = torch::cat(g);
-    auto flat = grads.all();
-    ASSERT_EQ(size_t(concatenated.numel()), flat.size());
-    EXPECT_TRUE(torch::equal(concatenated, torch::from_blob(flat.data(), {int64_t(flat.size())})));
+    auto grads = flat.gradients();
+    ASSERT_EQ(size_t(concatenated.numel()), grads.size());
+    EXPECT_TRUE(
+        torch::equal(concatenated, torch::from_blob(grads.data(), {int64_t(grads.size())})));
     EXPECT_GT(concatenated.abs().sum().item<float>(), 0.f);
+    optimizer.step();
+    // The step wrote into the flat parameter buffer.
+    const std::vector<float> now = flattenParameters(model->parameters());
+    EXPECT_TRUE(std::equal(params.begin(), params.end(), now.begin()));
+    EXPECT_NE(now, before);
   }
   // A replaced .grad() is detected, not silently trained on.
   model->parameters()[0].mutable_grad() = torch::zeros_like(model->parameters()[0]);
-  EXPECT_THROW(grads.checkViews(), Error);
+  EXPECT_THROW(flat.checkViews(), Error);
 }
 
-TEST(FlatGradients, BucketPlan) {
+TEST(Bucketing, FusedInParameterOrder) {
   ModelPtr model = makeModel("mlp", {});  // six tensors
-  auto named = model->named_parameters().pairs();
-  FlatGradients perTensor(named, 0);
-  ASSERT_EQ(perTensor.buckets().size(), 6u);
-  EXPECT_EQ(perTensor.buckets()[0].shape, (std::vector<int64_t>{256, 784}));
-  EXPECT_EQ(perTensor.buckets()[1].offset, size_t(256 * 784));
-  FlatGradients fused(named, 64 << 20);
-  ASSERT_EQ(fused.buckets().size(), 1u);
-  EXPECT_EQ(fused.buckets()[0].count, size_t(model->parameterCount()));
-  EXPECT_TRUE(fused.buckets()[0].shape.empty());
+  FlatModel flat(model->named_parameters().pairs());
+  auto perTensor = fuseInOrder(flat.slots(), 0);
+  ASSERT_EQ(perTensor.size(), 6u);
+  EXPECT_EQ(perTensor[0].shape, (std::vector<int64_t>{256, 784}));
+  EXPECT_EQ(perTensor[1].offset, size_t(256 * 784));
+  auto fused = fuseInOrder(flat.slots(), 64 << 20);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(fused[0].count, size_t(model->parameterCount()));
+  EXPECT_TRUE(fused[0].shape.empty());
   // 130 000 floats: fc1.weight (200 704) alone, then the rest together.
-  FlatGradients limited(named, 130000 * 4);
-  ASSERT_EQ(limited.buckets().size(), 2u);
-  EXPECT_EQ(limited.buckets()[1].offset, size_t(256 * 784));
+  auto limited = fuseInOrder(flat.slots(), 130000 * 4);
+  ASSERT_EQ(limited.size(), 2u);
+  EXPECT_EQ(limited[1].offset, size_t(256 * 784));
   size_t total = 0;
-  for (const auto& b : limited.buckets()) total += b.count;
+  for (const auto& b : limited) total += b.count;
   EXPECT_EQ(total, size_t(model->parameterCount()));
 }
 

@@ -23,7 +23,6 @@ int main(int argc, char** argv) {
     TrainConfig config = testing::equivalenceConfig("cnn", batch, iterations);
     config.cluster = "mpi";
     config.arch = "allreduce:" + algorithm;
-    resolveConfig(config);
     std::vector<float> distributed;
     int workers = 0, rank = 0;
     LaunchOptions options;

@@ -46,13 +46,13 @@ TrainConfig equivalenceConfig(const std::string& model, int batch, int64_t itera
   c.cluster = "sim:10Gbps,25us";
   c.quiet = true;
   c.seed = 11;
-  resolveConfig(c);
   return c;
 }
 
 std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
                              Transport& transport) {
-  RankTrainer trainer(config, data, transport, nullptr);
+  const ResolvedConfig resolved = resolveConfig(config);
+  RankTrainer trainer(resolved, data, transport, nullptr);
   return trainer.run(/*keepParameters=*/true).parameters;
 }
 

@@ -16,12 +16,13 @@ std::string makeTempDir(const std::string& name);
 // Small seeded synthetic data (28x28, 10 classes).
 DataSplits smallSynthetic(size_t trainSamples, size_t testSamples, uint64_t seed = 7);
 
-// A resolved config for the BSP equivalence checks: `model`, per-rank batch
+// A config for the BSP equivalence checks: `model`, per-rank batch
 // `batch`, `iterations` steps, momentum and weight decay on, no compression.
 TrainConfig equivalenceConfig(const std::string& model, int batch, int64_t iterations,
                               const std::string& algorithm = "ring");
 
-// Runs the trainer on this rank; returns its final flat parameters.
+// Resolves `config`, runs the trainer on this rank and returns its final flat
+// parameters (empty on a server rank).
 std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
                              Transport& transport);
 

@@ -22,53 +22,46 @@ namespace {
 
 using Factory = CompressorPtr (*)(const CompressorParams&);
 
-struct Entry {
-  CompressorInfo info;
-  Factory make;
+struct Entry : RegistryEntry<Factory> {
   bool builtInErrorFeedback;
 };
 
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
       // name, example, summary; factory; error feedback built in
-      {{"none", "none", "float32, uncompressed (32 bits/elt, summable)"}, makeNone, false},
-      {{"fp16", "fp16", "IEEE half precision, round to nearest even (16 bits/elt, summable)"},
-       makeFp16,
+      {{{"none", "none", "float32, uncompressed (32 bits/elt, summable)"}, makeNone}, false},
+      {{{"fp16", "fp16", "IEEE half precision, round to nearest even (16 bits/elt, summable)"},
+        makeFp16},
        false},
-      {{"bf16", "bf16", "bfloat16, round to nearest even (16 bits/elt, summable)"},
-       makeBf16,
+      {{{"bf16", "bf16", "bfloat16, round to nearest even (16 bits/elt, summable)"}, makeBf16},
        false},
-      {{"onebit", "onebit", "1-bit SGD, mean reconstruction [:col per column], built-in EF"},
-       makeOneBit,
+      {{{"onebit", "onebit", "1-bit SGD, mean reconstruction [:col per column], built-in EF"},
+        makeOneBit},
        true},
-      {{"sign", "sign", "signSGD with majority vote (1 bit/elt, custom)"}, makeSign, false},
-      {{"efsign", "efsign", "EF-signSGD: scaled sign with built-in error feedback (1 bit/elt)"},
-       makeEfSign,
+      {{{"sign", "sign", "signSGD with majority vote (1 bit/elt, custom)"}, makeSign}, false},
+      {{{"efsign", "efsign", "EF-signSGD: scaled sign with built-in error feedback (1 bit/elt)"},
+        makeEfSign},
        true},
-      {{"terngrad", "terngrad", "TernGrad: stochastic ternary, unbiased [:clip=C] (2 bits/elt)"},
-       makeTernGrad,
+      {{{"terngrad", "terngrad", "TernGrad: stochastic ternary, unbiased [:clip=C] (2 bits/elt)"},
+        makeTernGrad},
        false},
-      {{"qsgd", "qsgd:16", "QSGD: stochastic S-level quantisation, unbiased [:elias]"},
-       makeQsgd,
+      {{{"qsgd", "qsgd:16", "QSGD: stochastic S-level quantisation, unbiased [:elias]"}, makeQsgd},
        false},
-      {{"natural", "natural", "natural compression: stochastic powers of two (9 bits/elt)"},
-       makeNatural,
+      {{{"natural", "natural", "natural compression: stochastic powers of two (9 bits/elt)"},
+        makeNatural},
        false},
-      {{"topk", "topk:0.01", "Top-k by magnitude, 64 bits/kept elt (gather) [:exact]"},
-       makeTopK,
+      {{{"topk", "topk:0.01", "Top-k by magnitude, 64 bits/kept elt (gather) [:exact]"}, makeTopK},
        false},
-      {{"randomk", "randomk:0.01", "Random-k with shared indices (summable) [:scaled]"},
-       makeRandomK,
+      {{{"randomk", "randomk:0.01", "Random-k with shared indices (summable) [:scaled]"},
+        makeRandomK},
        false},
-      {{"threshold", "threshold:0.001", "keep elements with |x| >= T (gather)"},
-       makeThreshold,
+      {{{"threshold", "threshold:0.001", "keep elements with |x| >= T (gather)"}, makeThreshold},
        false},
-      {{"dgc", "dgc:0.001", "DGC: momentum correction, masking, warm-up, clip (gather)"},
-       makeDgc,
+      {{{"dgc", "dgc:0.001", "DGC: momentum correction, masking, warm-up, clip (gather)"}, makeDgc},
        true},
-      {{"gtopk", "gtopk:0.01", "global Top-k by pairwise merges (custom)"}, makeGTopK, true},
-      {{"powersgd", "powersgd:2", "PowerSGD rank-R, warm start, built-in EF (custom)"},
-       makePowerSgd,
+      {{{"gtopk", "gtopk:0.01", "global Top-k by pairwise merges (custom)"}, makeGTopK}, true},
+      {{{"powersgd", "powersgd:2", "PowerSGD rank-R, warm start, built-in EF (custom)"},
+        makePowerSgd},
        true},
   };
   return entries;
@@ -78,27 +71,22 @@ const std::vector<Entry>& table() {
 
 CompressorPtr makeCompressor(std::string_view spec) {
   CompressorParams params = parseCompressorSpec(spec);
-  for (const Entry& entry : table()) {
-    if (entry.info.name != params.name) continue;
-    if (params.errorFeedback && entry.builtInErrorFeedback) {
-      params.fail(fmt::format("'{}' has error feedback built in; drop ',ef'", params.name));
-    }
-    CompressorPtr compressor = entry.make(params);
-    if (params.errorFeedback) return std::make_unique<ErrorFeedback>(std::move(compressor));
-    return compressor;
+  const Entry& entry = lookupEntry(table(), params);
+  if (params.errorFeedback && entry.builtInErrorFeedback) {
+    params.fail(fmt::format("'{}' has error feedback built in; drop ',ef'", params.name));
   }
-  std::string names;
-  for (const Entry& entry : table()) names += (names.empty() ? "" : ", ") + entry.info.name;
-  params.fail(fmt::format("unknown compressor '{}' (known: {})", params.name, names));
+  CompressorPtr compressor = entry.make(params);
+  if (params.errorFeedback) return std::make_unique<ErrorFeedback>(std::move(compressor));
+  return compressor;
 }
 
 const std::vector<CompressorInfo>& registeredCompressors() {
-  static const std::vector<CompressorInfo> infos = [] {
-    std::vector<CompressorInfo> result;
-    for (const Entry& entry : table()) result.push_back(entry.info);
-    return result;
-  }();
+  static const std::vector<CompressorInfo> infos = policyInfos(table());
   return infos;
+}
+
+std::string knownCompressors() {
+  return knownSpecs(table());
 }
 
 }  // namespace tetrad

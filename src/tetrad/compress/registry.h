@@ -30,17 +30,16 @@
 
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/spec.h"
+#include "tetrad/core/registry.h"
 
 namespace tetrad {
 
 CompressorPtr makeCompressor(std::string_view spec);
 
-struct CompressorInfo {
-  std::string name;     // "topk"
-  std::string example;  // "topk:0.01"
-  std::string summary;  // one line for --help and bench tables
-};
+using CompressorInfo = PolicyInfo;
 // Every registered compressor, in a stable order.
 const std::vector<CompressorInfo>& registeredCompressors();
+// "none, fp16, ..., powersgd:2": the examples, for --help.
+std::string knownCompressors();
 
 }  // namespace tetrad

@@ -1,11 +1,11 @@
-// CompressorParams: a parsed compressor spec string, and the helpers every
-// compressor factory uses to read its parameters.
+// CompressorParams: a parsed compressor spec string (core/spec.h's SpecParams
+// plus the ",ef" suffix).
 //
-// Grammar (see registry.h): NAME[:PARAM[:PARAM...]][,ef]. parseCompressorSpec()
-// splits the text; each compressor's factory (`CompressorPtr makeTopK(const
-// CompressorParams&)`, declared in the compressor's own header) reads its
-// PARAMs with the typed helpers below, which throw InvalidArgument with one
-// line naming the whole spec and the rule it breaks, e.g.
+// Grammar (see registry.h): NAME[:PARAM[:PARAM...]][,ef]. Each compressor's
+// factory (`CompressorPtr makeTopK(const CompressorParams&)`, declared in the
+// compressor's own header) reads its PARAMs with SpecParams' typed helpers,
+// which throw InvalidArgument with one line naming the whole spec and the
+// rule it breaks, e.g.
 //   invalid compressor 'topk:0': ratio must be in (0, 1]
 // Factories ignore `errorFeedback`: the registry wraps the compressor in
 // ErrorFeedback (compress/error_feedback.h) when it is set.
@@ -13,41 +13,14 @@
 // Plain values; thread-safe.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-#include <limits>
-#include <optional>
-#include <string>
 #include <string_view>
-#include <vector>
+
+#include "tetrad/core/spec.h"
 
 namespace tetrad {
 
-struct CompressorParams {
-  std::string spec;                 // the text as given, for messages
-  std::string name;                 // "topk"
-  std::vector<std::string> params;  // {"0.01", "approx"}
-  bool errorFeedback = false;       // ",ef" suffix
-
-  // Throws InvalidArgument "invalid compressor '<spec>': <rule>".
-  [[noreturn]] void fail(std::string_view rule) const;
-  // Throws unless min <= params.size() <= max.
-  void expectParamCount(size_t min, size_t max) const;
-
-  // params[index] as a ratio in (0, 1]; `what` names it in messages ("ratio").
-  double ratio(size_t index, std::string_view what = "ratio") const;
-  // params[index] as an integer in [min, max].
-  int64_t integer(size_t index, std::string_view what, int64_t min = 1,
-                  int64_t max = std::numeric_limits<int64_t>::max()) const;
-  // params[index] as a finite number > 0.
-  double positiveNumber(size_t index, std::string_view what) const;
-  // A number given as `key=VALUE` anywhere after the first `skip` params.
-  std::optional<double> keyNumber(std::string_view key, size_t skip = 0) const;
-  // True when one of params[skip..] equals `flag` exactly ("approx", "col").
-  bool hasFlag(std::string_view flag, size_t skip = 0) const;
-  // Throws unless every params[skip..] is one of `flags` or `key=...` for a key in `keys`.
-  void expectKnown(size_t skip, std::initializer_list<std::string_view> flags,
-                   std::initializer_list<std::string_view> keys = {}) const;
+struct CompressorParams : SpecParams {
+  bool errorFeedback = false;  // ",ef" suffix
 };
 
 // Splits `spec`; throws InvalidArgument on an empty name or empty parameter.

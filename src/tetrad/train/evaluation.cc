@@ -3,12 +3,10 @@
 #include <algorithm>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/flat_gradients.h"
+#include "tetrad/train/flat_model.h"
 
 namespace tetrad::train {
 namespace {
-constexpr Tag kEvalTag = 100;
-constexpr Tag kBufferTag = 120;
 constexpr int64_t kEvalBatch = 500;
 }  // namespace
 
@@ -21,7 +19,7 @@ void averageBuffers(Model& model, Transport& transport, const AllreduceOptions& 
   std::vector<float> flat = flattenParameters(buffers);
   AllreduceOptions average = options;
   average.op = ReduceOp::kAverage;
-  average.tag = kBufferTag;
+  average.tag = options.tag + kCollectiveTagSpan;
   allreduce(transport, flat, average);
   size_t offset = 0;
   for (torch::Tensor& b : buffers) {
@@ -53,7 +51,7 @@ EvalResult evaluateOnRanks(Model& model, BatchBuilder& builder, const std::vecto
   std::vector<float> stats = {float(correct), float(lossSum), float(shard.size())};
   AllreduceOptions sum = options;
   sum.op = ReduceOp::kSum;
-  sum.tag = kEvalTag;
+  sum.tag = options.tag;
   allreduce(transport, stats, sum);
   TETRAD_CHECK(stats[2] > 0, InvalidArgument, "the test set is empty");
   return {stats[1] / stats[2], stats[0] / stats[2]};

@@ -22,16 +22,19 @@
 
 namespace tetrad::train {
 
+constexpr Tag kEvaluationTagSpan = 2 * kCollectiveTagSpan;
+
 struct EvalResult {
   double loss = 0;
   double accuracy = 0;
 };
 
-// Averages `model`'s floating-point buffers across ranks (no-op without any).
+// Averages `model`'s floating-point buffers across ranks (no-op without any),
+// on tags [options.tag, options.tag + kCollectiveTagSpan).
 void averageBuffers(Model& model, Transport& transport, const AllreduceOptions& options);
 
 // `shard`: this rank's test-sample indices; `options`: the all-reduce
-// algorithm (op and tag are set here).
+// algorithm and the first of kEvaluationTagSpan tags (the op is set here).
 EvalResult evaluateOnRanks(Model& model, BatchBuilder& builder, const std::vector<int64_t>& shard,
                            Transport& transport, const AllreduceOptions& options);
 

@@ -7,6 +7,7 @@
 #include "tetrad/train/partition.h"
 #include "tetrad/train/plain_loop.h"
 #include "tetrad/train/rank_trainer.h"
+#include "tetrad/train/trainer.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad::train {
@@ -18,14 +19,16 @@ OverheadBenchResult benchTrainOverhead(const OverheadBenchOptions& options) {
   config.workers = 1;
   config.cluster = "sim:1x100Gbps,1us";
   config.quiet = true;
-  resolveConfig(config);
   const DataSplits data = loadData(dataOptionsFor(config));
   const int64_t perEpoch = stepsPerEpoch(data.train.size(), 1, config.batchSize);
   config.maxIters = options.iterations;
   config.epochs = static_cast<int>((options.iterations + perEpoch - 1) / perEpoch);
   at::set_num_threads(options.threads);
+  const ResolvedConfig resolved = resolveConfig(config);
 
   OverheadBenchResult result;
+  result.parameters = countParameters(config.model, data.train.channels, data.train.height,
+                                      data.train.width, data.train.numClasses);
   LaunchOptions launchOptions;
   launchOptions.cluster = config.cluster;
   launchOptions.workers = 1;
@@ -35,8 +38,7 @@ OverheadBenchResult benchTrainOverhead(const OverheadBenchOptions& options) {
     result.plain.push_back(double(plain.samples) / plain.seconds);
     RankResult framework;
     launch(launchOptions, [&](Transport& t) {
-      RankTrainer trainer(config, data, t, nullptr);
-      result.parameters = trainer.model().parameterCount();
+      RankTrainer trainer(resolved, data, t, nullptr);
       framework = trainer.run();
     });
     TETRAD_CHECK(framework.iterations == options.iterations && framework.wallTime > 0, Error,

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "tetrad/train/batch.h"
-#include "tetrad/train/flat_gradients.h"
+#include "tetrad/train/flat_model.h"
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/models.h"
 #include "tetrad/train/partition.h"

@@ -1,249 +1,318 @@
-// Cost per iteration on p ranks (one BSP step): compute(batch) + the
-// aggregation of every bucket (compress/aggregate.h; ring all-reduce of n
-// floats: 2(p-1)α + 2(p-1)/p · 4n·β without compression).
+// Cost per iteration: compute(batch) + what the sync policy exchanges
+// through the architecture (docs/algorithms.md: ring all-reduce of n floats
+// on p workers 2(p-1)α + 2(p-1)/p·4n·β; parameter server and Local SGD there
+// too).
 #include "tetrad/train/rank_trainer.h"
 
 #include <algorithm>
-#include <chrono>
+#include <memory>
 
-#include "tetrad/collectives/allreduce.h"
-#include "tetrad/compress/aggregate.h"
-#include "tetrad/compress/registry.h"
+#include "tetrad/arch/registry.h"
+#include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
-#include "tetrad/train/batch.h"
-#include "tetrad/train/compute_model.h"
+#include "tetrad/sched/registry.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/train/evaluation.h"
-#include "tetrad/train/flat_gradients.h"
 #include "tetrad/train/lr_schedule.h"
-#include "tetrad/train/partition.h"
-#include "tetrad/train/seeding.h"
+#include "tetrad/train/replica.h"
+#include "tetrad/transport/prefix_transport.h"
+#include "tetrad/transport/tag_space.h"
 
 namespace tetrad::train {
+
+struct RankTrainer::Run {
+  int workers = 0;
+  std::unique_ptr<PrefixTransport> workerView;  // when servers own ranks
+  Transport* group = nullptr;                   // the workers
+  TagSpace tags;
+  Tag broadcastTag = 0, evalTag = 0, totalsTag = 0;
+  std::unique_ptr<Replica> replica;
+  SyncPolicyPtr sync;
+  SchedulerPtr scheduler;
+  std::vector<BucketRange> buckets;
+  ExchangePtr exchange;
+  std::unique_ptr<RunMeter> meter;
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<BatchBuilder> testBatches;
+  std::vector<int64_t> testShard;
+  int64_t perEpoch = 0, total = 0, logEvery = 1;
+  int64_t lastEval = -1;
+  double lastTest = -1;
+  RankResult result;
+};
+
 namespace {
 
-constexpr Tag kStatsTag = 140;
-constexpr Tag kAggregateBaseTag = 1000;
-constexpr uint64_t kCompressorSeedStream = 0x5000;
+// The parameters' shapes, from a model built for that (server ranks).
+std::vector<ParameterSlot> slotsOf(Model& model) {
+  std::vector<ParameterSlot> slots;
+  for (const auto& [name, p] : model.named_parameters().pairs()) {
+    slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
+  }
+  return slots;
+}
 
-using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
+// Workers of the run: --workers, else every rank that is not a server.
+int workerCount(const ResolvedConfig& config, const Transport& world) {
+  const int servers = config.arch.serverRanks;
+  const int workers = config.given.workers > 0 ? config.given.workers : world.size() - servers;
+  TETRAD_CHECK(workers >= 1 && workers + servers == world.size(), InvalidArgument,
+               "--arch {} with {} workers needs {} ranks ({} workers + {} servers) but the "
+               "cluster has {} (under MPI: mpirun -np {})",
+               config.arch.canonical, workers, workers + servers, workers, servers, world.size(),
+               workers + servers);
+  return workers;
+}
+
+void charge(Transport& world, RunMeter& meter, double seconds) {
+  if (seconds > 0) world.compute(seconds);
+  meter.addCompute(seconds);
 }
 
 }  // namespace
 
-RankTrainer::RankTrainer(const TrainConfig& config, const DataSplits& data, Transport& transport,
+RankTrainer::RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
                          RunRecorder* recorder)
-    : config_(config), data_(data), transport_(transport), recorder_(recorder) {
-  // Same seed on every rank right before construction: identical replicas.
-  torch::manual_seed(config.seed);
-  model_ = makeModel(config.model, {data.train.channels, data.train.height, data.train.width,
-                                    data.train.numClasses});
-  model_->train();
-}
+    : config_(config), data_(data), world_(world), recorder_(recorder) {}
 
 RankTrainer::~RankTrainer() = default;
 
 RankResult RankTrainer::run(bool keepParameters) {
-  const TrainConfig& c = config_;
-  Transport& t = transport_;
-  const int workers = t.size(), rank = t.rank();
-  const bool simulated = t.engine() == "sim";
-  AllreduceOptions collective;
-  collective.algorithm = parseAllreduceAlgorithm(c.allreduceAlgorithm);
-
-  // Gradients, compressor states (one per bucket, kept across steps), optimizer.
-  FlatGradients grads(model_->named_parameters().pairs(), bucketBytes(c.bucketSize, c.compress));
-  CompressorPtr compressor = makeCompressor(c.compress);
-  std::vector<CompressorState> states(grads.buckets().size());
-  for (size_t b = 0; b < states.size(); ++b) {
-    states[b].shape = grads.buckets()[b].shape;
-    states[b].seed = mixSeed(c.seed, kCompressorSeedStream + b);
-    states[b].rank = rank;
+  const TrainConfig& c = config_.given;
+  Run r;
+  r.workers = workerCount(config_, world_);
+  const bool worker = world_.rank() < r.workers;
+  if (r.workers < world_.size() && worker) {
+    r.workerView = std::make_unique<PrefixTransport>(world_, r.workers);
   }
-  torch::optim::SGD optimizer(
-      model_->parameters(),
-      torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weightDecay));
+  r.group = r.workerView ? r.workerView.get() : &world_;
+  r.broadcastTag = r.tags.reserve(kCollectiveTagSpan, "the initial broadcast");
+  r.evalTag = r.tags.reserve(kEvaluationTagSpan, "evaluation");
+  r.totalsTag = r.tags.reserve(kCollectiveTagSpan, "run totals");
+  r.meter = std::make_unique<RunMeter>(world_);
 
-  // Data: this rank's shard and its share of the test set.
-  const Dataset& train = data_.train;
-  ShardSampler sampler(train.labels, train.numClasses, rank, workers, parsePartition(c.partition),
-                       c.seed);
-  const int64_t perEpoch = stepsPerEpoch(train.size(), workers, c.batchSize);
-  int64_t total = perEpoch * c.epochs;
-  if (c.maxIters > 0) total = std::min(total, c.maxIters);
-  const double peak = c.lrScaling == "linear" ? c.lr * workers : c.lr;
-  LrSchedule schedule(parseLrSchedule(c.lrSchedule), peak, c.warmup, perEpoch, total);
-  double slowdown = 1;
-  for (const std::string& s : c.stragglers) {
-    Straggler straggler = parseStraggler(s);
-    TETRAD_CHECK(straggler.rank < workers, InvalidArgument,
-                 "invalid --straggler '{}': rank {} does not exist with {} workers", s,
-                 straggler.rank, workers);
-    if (straggler.rank == rank) slowdown *= straggler.factor;
+  r.perEpoch = stepsPerEpoch(data_.train.size(), r.workers, c.batchSize);
+  r.total = r.perEpoch * c.epochs;
+  if (c.maxIters > 0) r.total = std::min(r.total, c.maxIters);
+  r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.perEpoch / 20);
+  r.sync = makeSyncPolicy(c.sync, {r.perEpoch});
+  r.scheduler = makeScheduler(config_.sched);
+
+  std::vector<ParameterSlot> slots;
+  if (worker) {
+    r.replica = std::make_unique<Replica>(config_, data_, world_.rank(), r.workers);
+    slots = r.replica->flat().slots();
+    // Identical replicas: rank 0's initial parameters everywhere (as DDP).
+    broadcast(*r.group, r.replica->flat().parameters(),
+              {BroadcastAlgorithm::kBinomial, 0, r.broadcastTag});
+  } else {
+    torch::manual_seed(c.seed);
+    ModelPtr model = makeModel(c.model, {data_.train.channels, data_.train.height,
+                                         data_.train.width, data_.train.numClasses});
+    slots = slotsOf(*model);
   }
-  ComputeTimer timer(parseComputeSpec(c.compute), slowdown, c.computeNoise, c.seed, rank);
-  BatchBuilder trainBatches(train, data_.mean, data_.stddev);
-  BatchBuilder testBatches(data_.test, data_.mean, data_.stddev);
-  std::vector<int64_t> testShard;
-  for (size_t i = rank; i < data_.test.size(); i += workers) testShard.push_back(int64_t(i));
-  const double stepFlops = 4.0 * double(grads.size());
-  const double batchFlops = 3.0 * model_->forwardFlops() * c.batchSize;
-  const int64_t logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, perEpoch / 20);
+  r.buckets = r.scheduler->plan(slots, config_.bucketBytes);
 
-  RankResult result;
-  double computeTime = 0, commTime = 0, evalTime = 0, evalWall = 0;
-  uint64_t evalSent = 0, evalReceived = 0;
-  const double start = t.now();
-  const Clock::time_point wallStart = Clock::now();
-  auto trainTime = [&] { return t.now() - start - evalTime; };
-  MetricsRecord record;
-  auto fillRecord = [&](const char* kind, int64_t iteration) {
-    record.kind = kind;
-    record.iteration = iteration;
-    record.epoch = double(iteration) / double(perEpoch);
-    record.simTime = trainTime();
-    record.wallTime = secondsSince(wallStart) - evalWall;
-    record.bytesSent = t.traffic().totalBytesSent() - evalSent;
-    record.bytesReceived = t.traffic().totalBytesReceived() - evalReceived;
-    record.computeTime = computeTime;
-    record.commTime = commTime;
-  };
-  double lastTest = -1;
-  int64_t lastEval = -1;
-  auto runEval = [&](int64_t iteration) {
-    double evalStart = t.now();
-    Clock::time_point evalWallStart = Clock::now();
-    uint64_t sent = t.traffic().totalBytesSent(), received = t.traffic().totalBytesReceived();
-    EvalResult r = evaluateOnRanks(*model_, testBatches, testShard, t, collective);
-    evalSent += t.traffic().totalBytesSent() - sent;
-    evalReceived += t.traffic().totalBytesReceived() - received;
-    evalTime += t.now() - evalStart;
-    evalWall += secondsSince(evalWallStart);
-    lastEval = iteration;
-    lastTest = r.accuracy;
-    result.finalAccuracy = r.accuracy;
-    result.finalLoss = r.loss;
-    if (c.targetAccuracy > 0 && result.timeToTarget < 0 && r.accuracy >= c.targetAccuracy) {
-      result.timeToTarget = trainTime();
-      result.iterationsToTarget = iteration;
-    }
-    if (recorder_) {
-      fillRecord("eval", iteration);
-      record.loss = r.loss;
-      record.accuracy = r.accuracy;
-      recorder_->record(record);
-    }
-  };
+  ExchangeContext context;
+  context.world = &world_;
+  context.workers = r.group;
+  context.workerCount = r.workers;
+  context.tags = &r.tags;
+  context.compress = config_.compress;
+  context.pullCompress = config_.pullCompress;
+  context.slots = slots;
+  context.buckets = r.buckets;
+  context.sync = r.sync.get();
+  context.partitionBytes = config_.psPartitionBytes;
+  context.seed = c.seed;
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
+  context.updateLimit = pushPull ? r.total * r.workers : 0;
+  r.exchange = makeExchange(config_.arch.canonical, context);
 
-  double windowLoss = 0, windowCorrect = 0, windowSamples = 0;
-  int64_t iteration = 0;
-  for (int64_t epoch = 0; epoch < c.epochs && iteration < total; ++epoch) {
-    std::vector<int64_t> order = sampler.epochOrder(epoch, size_t(perEpoch) * c.batchSize);
-    for (int64_t step = 0; step < perEpoch && iteration < total; ++step) {
-      const double lr = schedule.at(iteration);
-      for (auto& group : optimizer.param_groups()) {
-        static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-      }
-      // Forward and backward into the flat gradient buffer.
-      Clock::time_point computeStart = Clock::now();
-      auto [images, labels] = trainBatches.gather(
-          std::span(order).subspan(size_t(step) * c.batchSize, size_t(c.batchSize)));
-      grads.zero();
-      torch::Tensor logits = model_->forward(images);
-      torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
-      loss.backward();
-      double measured = secondsSince(computeStart);
-      grads.checkViews();
-      windowLoss += loss.item<double>() * c.batchSize;
-      windowCorrect += double(logits.argmax(1).eq(labels).sum().item<int64_t>());
-      windowSamples += c.batchSize;
-      double charged = timer.charge(measured, batchFlops, true);
-      if (simulated && charged > 0) t.compute(charged);
-      computeTime += simulated ? charged : measured;
-
-      // BSP: aggregate every bucket (average over ranks), in place.
-      double commStart = t.now();
-      for (size_t b = 0; b < grads.buckets().size(); ++b) {
-        const Tag tag = kAggregateBaseTag + Tag(b) * kAggregateTagSpan;
-        AggregateOptions options;
-        options.op = ReduceOp::kAverage;
-        options.allreduce = collective.algorithm;
-        options.tag = tag;
-        aggregate(t, *compressor, grads.bucket(b), states[b], options);
-      }
-      commTime += t.now() - commStart;
-
-      Clock::time_point stepStart = Clock::now();
-      optimizer.step();
-      measured = secondsSince(stepStart);
-      charged = timer.charge(measured, stepFlops, false);
-      if (simulated && charged > 0) t.compute(charged);
-      computeTime += simulated ? charged : measured;
-      ++iteration;
-
-      if (recorder_ && (iteration % logEvery == 0 || iteration == total)) {
-        fillRecord("train", iteration);
-        record.loss = windowLoss / windowSamples;
-        record.accuracy = windowCorrect / windowSamples;
-        record.lr = lr;
-        recorder_->record(record);
-        windowLoss = windowCorrect = windowSamples = 0;
-      }
-      if (c.evalEvery > 0 && iteration % c.evalEvery == 0) runEval(iteration);
-      if (recorder_) {
-        // Loss and accuracy of the current logging window (the last logged
-        // window right after a metrics line).
-        bool window = windowSamples > 0;
-        recorder_->progress(
-            fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
-                        "wall {:.1f} s",
-                        epoch + 1, c.epochs, iteration, total,
-                        window ? windowLoss / windowSamples : record.loss,
-                        window ? windowCorrect / windowSamples : record.accuracy,
-                        lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", lastTest),
-                        simulated ? "sim" : "time", trainTime(),
-                        secondsSince(wallStart) - evalWall),
-            false);
+  RankRole role = RankRole::kWorker;
+  if (!worker) {
+    role = RankRole::kServer;
+    r.exchange->serve();
+  } else {
+    const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
+    r.schedule =
+        std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.perEpoch, r.total);
+    r.testBatches = std::make_unique<BatchBuilder>(data_.test, data_.mean, data_.stddev);
+    // Collective evaluation: each worker its share; push-pull: rank 0 alone.
+    const size_t stride = pushPull ? 1 : size_t(r.workers);
+    if (!pushPull || world_.rank() == 0) {
+      for (size_t i = size_t(world_.rank()); i < data_.test.size(); i += stride) {
+        r.testShard.push_back(int64_t(i));
       }
     }
-    if (lastEval != iteration) runEval(iteration);
+    r.exchange->start(r.replica->flat().parameters());
+    if (pushPull) {
+      runPushPull(r);
+    } else {
+      runCollective(r);
+    }
+    r.exchange->finish();
+    const int shards = config_.arch.shards > 0 ? config_.arch.shards : r.workers;
+    if (config_.arch.colocated && world_.rank() < shards) role = RankRole::kWorkerAndServer;
   }
-  if (lastEval != iteration) runEval(iteration);
 
-  result.iterations = iteration;
-  result.epochs = double(iteration) / double(perEpoch);
-  result.trainTime = trainTime();
-  result.wallTime = secondsSince(wallStart) - evalWall;
-  result.samples = iteration * int64_t(workers) * c.batchSize;
-
-  // Gather every rank's totals: one slot per rank and value, summed.
-  const uint64_t sent = t.traffic().totalBytesSent() - evalSent;
-  const uint64_t received = t.traffic().totalBytesReceived() - evalReceived;
-  constexpr int kFields = 6;
-  std::vector<float> stats(size_t(kFields) * workers, 0.f);
-  float* mine = stats.data() + size_t(kFields) * rank;
-  // Byte counts travel as two floats (high and low 20 bits) to stay exact.
-  mine[0] = float(sent >> 20);
-  mine[1] = float(sent & 0xfffff);
-  mine[2] = float(received >> 20);
-  mine[3] = float(received & 0xfffff);
-  mine[4] = float(computeTime);
-  mine[5] = float(commTime);
-  AllreduceOptions sum = collective;
-  sum.op = ReduceOp::kSum;
-  sum.tag = kStatsTag;
-  allreduce(t, stats, sum);
-  for (int r = 0; r < workers; ++r) {
-    const float* s = stats.data() + size_t(kFields) * r;
-    result.bytesSent.push_back((uint64_t(s[0]) << 20) + uint64_t(s[1]));
-    result.bytesReceived.push_back((uint64_t(s[2]) << 20) + uint64_t(s[3]));
-    result.computeTime.push_back(s[4]);
-    result.commTime.push_back(s[5]);
+  RankTotals mine = r.meter->totals(role);
+  const ExchangeStats stats = r.exchange->stats();
+  mine.updatesApplied = stats.updatesApplied;
+  mine.stalenessHistogram = stats.stalenessHistogram;
+  r.result.ranks = gatherTotals(world_, mine, r.totalsTag);
+  for (const RankTotals& t : r.result.ranks) {
+    for (const auto& [staleness, count] : t.stalenessHistogram) {
+      r.result.stalenessHistogram[staleness] += count;
+    }
+    r.result.updatesApplied = std::max(r.result.updatesApplied, t.updatesApplied);
   }
+  r.result.workers = r.workers;
+  if (pushPull) {
+    r.result.iterations = r.result.updatesApplied / r.workers;
+    r.result.samples = r.result.updatesApplied * c.batchSize;
+  } else {
+    r.result.samples = r.result.iterations * r.workers * c.batchSize;
+  }
+  r.result.epochs = double(r.result.samples) / double(r.perEpoch * r.workers * c.batchSize);
+  r.result.trainTime = r.meter->trainTime();
+  r.result.wallTime = r.meter->wallTime();
   if (recorder_) recorder_->endProgress();
-  if (keepParameters) result.parameters = flattenParameters(model_->parameters());
-  return result;
+  if (keepParameters && worker) {
+    auto params = r.replica->flat().parameters();
+    r.result.parameters.assign(params.begin(), params.end());
+  }
+  return std::move(r.result);
+}
+
+void RankTrainer::runCollective(Run& r) {
+  FlatModel& flat = r.replica->flat();
+  const std::span<float> params = flat.parameters(), grads = flat.gradients();
+  std::vector<float> anchor, change;
+  if (r.sync->averagesModels()) anchor.assign(params.begin(), params.end());
+  int64_t iteration = 0;
+  while (iteration < r.total) {
+    const double lr = r.schedule->at(iteration);
+    const SyncPoint point = r.sync->at(iteration);
+    const BatchOutcome batch = r.replica->forwardBackward(iteration);
+    charge(world_, *r.meter, batch.charged);
+    r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
+
+    if (point.reduceGradients) {
+      const double start = world_.now();
+      for (size_t b = 0; b < r.buckets.size(); ++b) {
+        r.exchange->average(ExchangeStream::kGradients, b, FlatModel::range(grads, r.buckets[b]));
+      }
+      r.meter->addComm(world_.now() - start);
+    }
+    charge(world_, *r.meter, r.replica->step(lr));
+    if (point.averageModels) {
+      // Local SGD: average the change since the last average, then move on.
+      const double start = world_.now();
+      change.resize(params.size());
+      for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
+      for (size_t b = 0; b < r.buckets.size(); ++b) {
+        r.exchange->average(ExchangeStream::kModelChange, b,
+                            FlatModel::range(change, r.buckets[b]));
+      }
+      for (size_t i = 0; i < params.size(); ++i) params[i] = anchor[i] + change[i];
+      std::copy(params.begin(), params.end(), anchor.begin());
+      r.meter->addComm(world_.now() - start);
+    } else if (!anchor.empty() && point.reduceGradients) {
+      std::copy(params.begin(), params.end(), anchor.begin());  // BSP phase of post-local
+    }
+    ++iteration;
+    r.result.iterations = iteration;
+    logIteration(r, iteration, lr);
+    const bool epochEnd = iteration % r.perEpoch == 0;
+    const int64_t every = config_.given.evalEvery;
+    if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration);
+  }
+  if (r.lastEval != iteration) evaluate(r, iteration);
+}
+
+void RankTrainer::runPushPull(Run& r) {
+  FlatModel& flat = r.replica->flat();
+  const std::span<float> params = flat.parameters();
+  std::vector<float> anchor(params.begin(), params.end()), change(params.size());
+  const bool output = world_.rank() == 0;
+  int64_t step = 0, global = 0;
+  while (true) {
+    const double lr = r.schedule->at(std::min(global, r.total - 1));
+    const BatchOutcome batch = r.replica->forwardBackward(step);
+    charge(world_, *r.meter, batch.charged);
+    r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
+    charge(world_, *r.meter, r.replica->step(lr));
+
+    const double start = world_.now();
+    for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
+    const PullResult pull = r.exchange->pushPull(change, params);
+    std::copy(params.begin(), params.end(), anchor.begin());
+    r.meter->addComm(world_.now() - start);
+    ++step;
+    if (pull.staleness >= 0) r.meter->addStaleness(pull.staleness);
+
+    const int64_t now = std::min(pull.updatesApplied / r.workers, r.total);
+    if (output) {
+      // Global iterations crossed since the last pull: log and evaluate.
+      for (int64_t i = global + 1; i <= now; ++i) {
+        r.result.iterations = i;
+        logIteration(r, i, lr);
+        const int64_t every = config_.given.evalEvery;
+        if (i % r.perEpoch == 0 || (every > 0 && i % every == 0) || i == r.total) evaluate(r, i);
+      }
+    }
+    global = std::max(global, now);
+    if (pull.stop) break;
+  }
+  if (output && r.lastEval != global) evaluate(r, global);
+}
+
+void RankTrainer::evaluate(Run& r, int64_t iteration) {
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
+  r.meter->beginEval();
+  std::unique_ptr<PrefixTransport> alone;
+  Transport* group = r.group;
+  if (pushPull) {
+    alone = std::make_unique<PrefixTransport>(world_, 1);
+    group = alone.get();
+  }
+  const EvalResult e = evaluateOnRanks(r.replica->model(), *r.testBatches, r.testShard, *group,
+                                       {config_.allreduce, ReduceOp::kSum, r.evalTag});
+  r.meter->endEval();
+  r.lastEval = iteration;
+  r.lastTest = e.accuracy;
+  r.result.finalAccuracy = e.accuracy;
+  r.result.finalLoss = e.loss;
+  const double target = config_.given.targetAccuracy;
+  if (target > 0 && r.result.timeToTarget < 0 && e.accuracy >= target) {
+    r.result.timeToTarget = r.meter->trainTime();
+    r.result.iterationsToTarget = iteration;
+  }
+  if (recorder_) {
+    MetricsRecord record = r.meter->record("eval", iteration, double(iteration) / r.perEpoch);
+    record.loss = e.loss;
+    record.accuracy = e.accuracy;
+    recorder_->record(record);
+  }
+}
+
+void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
+  if (!recorder_) return;
+  if (iteration % r.logEvery == 0 || iteration == r.total) {
+    MetricsRecord record = r.meter->record("train", iteration, double(iteration) / r.perEpoch);
+    record.lr = lr;
+    recorder_->record(record);
+  }
+  const int64_t epochs = config_.given.epochs;
+  recorder_->progress(
+      fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
+                  "wall {:.1f} s",
+                  std::min(epochs, iteration / r.perEpoch + 1), epochs, iteration, r.total,
+                  r.meter->windowLoss(), r.meter->windowAccuracy(),
+                  r.lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", r.lastTest),
+                  config_.mpi ? "time" : "sim", r.meter->trainTime(), r.meter->wallTime()),
+      false);
 }
 
 }  // namespace tetrad::train

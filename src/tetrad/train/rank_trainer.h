@@ -1,17 +1,20 @@
-// RankTrainer: the worker loop of one rank (BSP data-parallel SGD).
+// RankTrainer: the worker loop of one rank — the four dimensions composed.
 //
-// Per iteration: gather this rank's batch (partition.h), forward and
-// backward into the flat gradient buffer (flat_gradients.h), charge the
-// compute time (compute_model.h; Transport::compute is a no-op under MPI),
-// aggregate every bucket with aggregate() (compress/aggregate.h: the
-// configured compressor and all-reduce algorithm, one CompressorState per
-// bucket kept across steps, average over ranks; without compression the
-// bucket is all-reduced in place, the same exchange without aggregate()'s
-// encode/decode copies), then an SGD step with
-// momentum, weight decay and the scheduled learning rate (lr_schedule.h).
-// Evaluation runs on each rank's strided share of the test set, summed by
-// an all-reduce; its time and traffic are excluded from the training numbers.
-// Batch-norm buffers are averaged across ranks before each evaluation.
+//   Replica    (replica.h)       model, optimizer, flat buffers, data shard
+//   SyncPolicy (sync/)           when to exchange: bsp, ssp:S, asp, local:H, ...
+//   Exchange   (arch/)           who with whom: allreduce:ALGO, ps[:K][:colocated]
+//   Scheduler  (sched/)          the bucket plan and when buckets leave: none
+//   RunMeter   (run_meter.h)     time, traffic and metrics bookkeeping
+//
+// Collective policies (bsp, local, post-local), per iteration:
+//   batch -> forward/backward -> [average gradients] -> optimizer step ->
+//   [average model changes since the last average]
+// as sync->at(iteration) says. Push-pull policies (ssp, asp), per local step:
+//   batch -> forward/backward -> optimizer step -> push the model change,
+//   pull the latest weights (the servers enforce the staleness bound).
+// Dedicated server ranks only serve. Replicas start identical because rank 0
+// broadcasts its parameters. Evaluation (the workers' shares of the test
+// set, or rank 0 alone under push-pull) is excluded from time and traffic.
 //
 // Never holds a LibTorch thread-local guard (NoGradGuard) across a transport
 // call: under SimGrid every rank is an actor of one thread, and a guard left
@@ -21,10 +24,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "tetrad/train/dataset.h"
-#include "tetrad/train/models.h"
+#include "tetrad/train/run_meter.h"
 #include "tetrad/train/run_recorder.h"
 #include "tetrad/train/train_config.h"
 #include "tetrad/transport/transport.h"
@@ -32,7 +36,9 @@
 namespace tetrad::train {
 
 struct RankResult {
-  int64_t iterations = 0;
+  int workers = 0;         // W (the world may hold servers too)
+  int64_t iterations = 0;  // global iterations (push-pull: updates applied / W)
+  int64_t updatesApplied = 0;
   double epochs = 0;
   double finalAccuracy = 0;
   double finalLoss = 0;
@@ -40,32 +46,34 @@ struct RankResult {
   int64_t iterationsToTarget = -1;
   double trainTime = 0;
   double wallTime = 0;
-  int64_t samples = 0;  // training samples processed by all ranks
-  // Per rank (gathered at the end): traffic and time.
-  std::vector<uint64_t> bytesSent, bytesReceived;
-  std::vector<double> computeTime, commTime;
-  std::vector<float> parameters;  // final flat parameters (when requested)
+  int64_t samples = 0;                            // training samples processed by all workers
+  std::vector<RankTotals> ranks;                  // every rank of the world, in rank order
+  std::map<int64_t, int64_t> stalenessHistogram;  // push-pull: over all applied updates
+  std::vector<float> parameters;                  // final flat parameters (when requested)
 };
 
 class RankTrainer {
  public:
-  // `config` must be resolved; `recorder` is null except on the output rank.
-  RankTrainer(const TrainConfig& config, const DataSplits& data, Transport& transport,
+  // `recorder` is null except on the output rank.
+  RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
               RunRecorder* recorder);
   ~RankTrainer();
 
-  // Trains to the end; with `keepParameters`, RankResult::parameters holds
-  // the final parameters.
+  // Trains (or serves) to the end; with `keepParameters`, RankResult::parameters
+  // holds this worker's final parameters.
   RankResult run(bool keepParameters = false);
 
-  Model& model() { return *model_; }
-
  private:
-  const TrainConfig& config_;
+  struct Run;  // the state of one run (rank_trainer.cc)
+  void runCollective(Run& run);
+  void runPushPull(Run& run);
+  void evaluate(Run& run, int64_t iteration);
+  void logIteration(Run& run, int64_t iteration, double lr);
+
+  const ResolvedConfig& config_;
   const DataSplits& data_;
-  Transport& transport_;
+  Transport& world_;
   RunRecorder* recorder_;
-  ModelPtr model_;
 };
 
 }  // namespace tetrad::train

@@ -54,6 +54,10 @@ void RunRecorder::record(const MetricsRecord& r) {
   j["bytes_received"] = r.bytesReceived;
   j["compute_time"] = r.computeTime;
   j["comm_time"] = r.commTime;
+  if (r.meanStaleness >= 0) {
+    j["mean_staleness"] = r.meanStaleness;
+    j["max_staleness"] = r.maxStaleness;
+  }
   metrics_ << j.dump() << '\n';
   metrics_.flush();
   TETRAD_CHECK(metrics_.good(), Error, "cannot append to {}/metrics.jsonl", folder_);

@@ -9,15 +9,11 @@
 #include <random>
 #include <vector>
 
+#include "tetrad/core/seed.h"
+
 namespace tetrad::train {
 
-// SplitMix64 finaliser of (seed, stream).
-inline uint64_t mixSeed(uint64_t seed, uint64_t stream) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+using tetrad::mixSeed;
 
 // Fisher–Yates shuffle with a fixed algorithm (std::shuffle's is
 // implementation-defined), so orders are the same on every platform.

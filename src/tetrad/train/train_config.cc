@@ -6,10 +6,13 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "tetrad/arch/registry.h"
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/sched/registry.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/train/compute_model.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/lr_schedule.h"
@@ -25,53 +28,6 @@ std::string joined(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
   return text;
-}
-
-bool startsWithAny(const std::string& text, std::initializer_list<const char*> prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(), [&](const char* p) {
-    return text == p || text.starts_with(std::string(p) + ":");
-  });
-}
-
-void resolveSync(const TrainConfig& c) {
-  if (c.sync == "bsp") return;
-  if (startsWithAny(c.sync, {"ssp", "asp", "local", "post-local"})) {
-    TETRAD_FAIL(Unsupported,
-                "--sync {} is not yet supported by tetrad train: only bsp (bulk synchronous) is "
-                "implemented",
-                c.sync);
-  }
-  TETRAD_FAIL(InvalidArgument, "invalid --sync '{}': use bsp (ssp, asp, local are planned)",
-              c.sync);
-}
-
-std::string resolveArch(const TrainConfig& c) {
-  if (c.arch == "allreduce") return "ring";
-  if (c.arch.starts_with("allreduce:")) {
-    AllreduceAlgorithm algorithm = parseAllreduceAlgorithm(c.arch.substr(10));
-    return toString(algorithm);
-  }
-  if (startsWithAny(c.arch, {"ps", "gossip", "dpsgd", "adpsgd", "choco"})) {
-    TETRAD_FAIL(Unsupported,
-                "--arch {} is not yet supported by tetrad train: only allreduce:ALGO (ring, rd, "
-                "rabenseifner, tree, hierarchical, native) is implemented",
-                c.arch);
-  }
-  TETRAD_FAIL(InvalidArgument, "invalid --arch '{}': use allreduce:ALGO (e.g. allreduce:ring)",
-              c.arch);
-}
-
-void resolveSched(const TrainConfig& c) {
-  if (c.sched == "none") return;
-  if (startsWithAny(c.sched,
-                    {"wfbp", "fusion", "mg-wfbp", "mgwfbp", "priority", "bytescheduler", "p3"})) {
-    TETRAD_FAIL(Unsupported,
-                "--sched {} is not yet supported by tetrad train: only none (exchange after the "
-                "backward pass) is implemented",
-                c.sched);
-  }
-  TETRAD_FAIL(InvalidArgument, "invalid --sched '{}': use none (wfbp, fusion, priority planned)",
-              c.sched);
 }
 
 std::string timestamp() {
@@ -95,27 +51,40 @@ uint64_t bucketBytes(const std::string& text, const std::string& compress) {
   return parseBytes(text);
 }
 
-void resolveConfig(TrainConfig& c) {
-  resolveSync(c);
-  c.allreduceAlgorithm = resolveArch(c);
-  resolveSched(c);
-  makeCompressor(c.compress);  // throws InvalidArgument on a bad spec
+ResolvedConfig resolveConfig(const TrainConfig& c) {
+  ResolvedConfig r;
+  r.given = c;
+  // The taxonomy point, each part through its registry.
+  const SyncPolicyPtr sync = makeSyncPolicy(c.sync);
+  r.sync = sync->spec();
+  r.arch = describeArch(c.arch);
+  r.sched = makeScheduler(c.sched)->spec();
+  const CompressorPtr compress = makeCompressor(c.compress);
+  const CompressorPtr pullCompress = makeCompressor(c.psPullCompress);
+  r.compress = compress->spec();
+  r.pullCompress = pullCompress->spec();
+  checkCombination(r.arch, *sync, *compress, *pullCompress);
+  if (r.arch.family == "allreduce") {
+    r.allreduce = parseAllreduceAlgorithm(r.arch.canonical.substr(10));
+  }
+
   const auto& models = knownModels();
   TETRAD_CHECK(std::find(models.begin(), models.end(), c.model) != models.end(), InvalidArgument,
                "unknown --model '{}' (use one of {})", c.model, joined(models));
   const auto& datasets = knownDatasets();
   TETRAD_CHECK(std::find(datasets.begin(), datasets.end(), c.data) != datasets.end(),
                InvalidArgument, "unknown --data '{}' (use one of {})", c.data, joined(datasets));
-  parsePartition(c.partition);
+  r.partition = parsePartition(c.partition);
 
-  c.mpi = isMpiCluster(c.cluster);  // throws on anything but mpi / sim:...
+  r.mpi = isMpiCluster(c.cluster);        // throws on anything but mpi / sim:...
+  if (!r.mpi) fixedHostCount(c.cluster);  // throws on a malformed spec
   TETRAD_CHECK(c.workers == -1 || c.workers >= 1, InvalidArgument,
                "invalid --workers {}: need at least one worker", c.workers);
-  TETRAD_CHECK(!(c.allreduceAlgorithm == "native" && !c.mpi), Unsupported,
+  TETRAD_CHECK(!(r.arch.canonical == "allreduce:native" && !r.mpi), Unsupported,
                "--arch allreduce:native needs --cluster mpi (the simulator has no native "
                "all-reduce)");
   TETRAD_CHECK(c.timeout > 0, InvalidArgument, "invalid --timeout {}: must be positive", c.timeout);
-  ComputeSpec compute = parseComputeSpec(c.compute);
+  r.compute = parseComputeSpec(c.compute);
   TETRAD_CHECK(c.computeNoise >= 0 && std::isfinite(c.computeNoise), InvalidArgument,
                "invalid --compute-noise {}: must be >= 0", c.computeNoise);
   for (const std::string& s : c.stragglers) {
@@ -123,9 +92,10 @@ void resolveConfig(TrainConfig& c) {
     TETRAD_CHECK(c.workers < 0 || straggler.rank < c.workers, InvalidArgument,
                  "invalid --straggler '{}': rank {} does not exist with {} workers", s,
                  straggler.rank, c.workers);
+    r.stragglers.push_back(straggler);
   }
-  if (c.mpi) {
-    TETRAD_CHECK(compute.kind == ComputeSpec::Kind::kMeasured && compute.scale == 1 &&
+  if (r.mpi) {
+    TETRAD_CHECK(r.compute.kind == ComputeSpec::Kind::kMeasured && r.compute.scale == 1 &&
                      c.stragglers.empty() && c.computeNoise == 0,
                  Unsupported,
                  "--compute {}, --straggler and --compute-noise model time on a simulated "
@@ -145,47 +115,61 @@ void resolveConfig(TrainConfig& c) {
                "invalid --weight-decay {}: must be >= 0", c.weightDecay);
   TETRAD_CHECK(c.warmup >= 0 && std::isfinite(c.warmup), InvalidArgument,
                "invalid --warmup {}: must be >= 0 epochs", c.warmup);
-  parseLrSchedule(c.lrSchedule);
+  r.lrSchedule = parseLrSchedule(c.lrSchedule);
   TETRAD_CHECK(c.lrScaling == "none" || c.lrScaling == "linear", InvalidArgument,
                "invalid --lr-scaling '{}': use none or linear", c.lrScaling);
-  bucketBytes(c.bucketSize, c.compress);
+  r.linearScaling = c.lrScaling == "linear";
+  r.bucketBytes = bucketBytes(c.bucketSize, r.compress);
+  r.psPartitionBytes = parseBytes(c.psPartition);
+  TETRAD_CHECK(r.psPartitionBytes >= sizeof(float), InvalidArgument,
+               "invalid --ps-partition '{}': a partition holds at least one float (4 bytes)",
+               c.psPartition);
   TETRAD_CHECK(c.evalEvery >= 0 && c.logEvery >= 0 && c.maxIters >= 0, InvalidArgument,
                "--eval-every, --log-every and --max-iters must not be negative");
   TETRAD_CHECK(c.targetAccuracy >= 0 && c.targetAccuracy <= 1, InvalidArgument,
                "invalid --target-accuracy {}: must be in [0, 1]", c.targetAccuracy);
+  return r;
 }
 
-std::string configToJson(const TrainConfig& c, int workers) {
+int worldSizeFor(const ResolvedConfig& config, int workers) {
+  return workers + config.arch.serverRanks;
+}
+
+std::string configToJson(const ResolvedConfig& r, int workers) {
+  const TrainConfig& c = r.given;
   nlohmann::ordered_json j;
-  j["sync"] = c.sync;
-  j["arch"] = "allreduce:" + c.allreduceAlgorithm;
-  j["compress"] = makeCompressor(c.compress)->spec();
-  j["sched"] = c.sched;
+  j["sync"] = r.sync;
+  j["arch"] = r.arch.canonical;
+  j["compress"] = r.compress;
+  j["sched"] = r.sched;
+  j["ps_pull_compress"] = r.pullCompress;
+  j["ps_partition_bytes"] = r.psPartitionBytes;
+  j["server_ranks"] = r.arch.serverRanks;
   j["model"] = c.model;
   j["data"] = c.data;
   j["data_dir"] = c.dataDir.empty() ? defaultDataDir(c.data) : c.dataDir;
   j["train_samples"] = c.trainSamples;
   j["test_samples"] = c.testSamples;
-  j["partition"] = parsePartition(c.partition).toString();
+  j["partition"] = r.partition.toString();
   j["workers"] = workers;
   j["cluster"] = c.cluster;
   j["sim_config"] = c.simConfig;
   j["timeout"] = c.timeout;
-  j["compute"] = parseComputeSpec(c.compute).toString();
+  j["compute"] = r.compute.toString();
   j["stragglers"] = c.stragglers;
   j["compute_noise"] = c.computeNoise;
-  j["threads"] = c.mpi ? c.threads : 1;
+  j["threads"] = r.mpi ? c.threads : 1;
   j["epochs"] = c.epochs;
   j["batch_size"] = c.batchSize;
   j["global_batch_size"] = int64_t(c.batchSize) * workers;
   j["lr"] = c.lr;
   j["lr_scaling"] = c.lrScaling;
-  j["peak_lr"] = c.lrScaling == "linear" ? c.lr * workers : c.lr;
+  j["peak_lr"] = r.linearScaling ? c.lr * workers : c.lr;
   j["momentum"] = c.momentum;
   j["weight_decay"] = c.weightDecay;
   j["warmup_epochs"] = c.warmup;
-  j["lr_schedule"] = parseLrSchedule(c.lrSchedule).toString();
-  j["bucket_bytes"] = bucketBytes(c.bucketSize, c.compress);
+  j["lr_schedule"] = r.lrSchedule.toString();
+  j["bucket_bytes"] = r.bucketBytes;
   j["seed"] = c.seed;
   j["eval_every"] = c.evalEvery;
   j["log_every"] = c.logEvery;
@@ -196,13 +180,15 @@ std::string configToJson(const TrainConfig& c, int workers) {
   return j.dump(2);
 }
 
-std::string defaultRunName(const TrainConfig& c, int workers) {
-  std::string compress = c.compress;
-  for (char& ch : compress) {
-    if (ch == ':' || ch == ',' || ch == '/') ch = '_';
-  }
-  return fmt::format("{}-{}-{}w-{}-{}-{}", c.model, c.data, workers, c.allreduceAlgorithm, compress,
-                     timestamp());
+std::string defaultRunName(const ResolvedConfig& r, int workers) {
+  auto clean = [](std::string text) {
+    for (char& ch : text) {
+      if (ch == ':' || ch == ',' || ch == '/') ch = '_';
+    }
+    return text;
+  };
+  return fmt::format("{}-{}-{}w-{}-{}-{}-{}", r.given.model, r.given.data, workers, clean(r.sync),
+                     clean(r.arch.canonical), clean(r.compress), timestamp());
 }
 
 DataOptions dataOptionsFor(const TrainConfig& config) {

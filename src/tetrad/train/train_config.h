@@ -3,11 +3,13 @@
 //
 // A run is one point (sync, arch, compress, sched) of the taxonomy in
 // DESIGN.md plus a workload (model, data, optimizer) and a cluster.
-// resolveConfig() checks every value and every combination before anything
-// runs: bad values throw InvalidArgument with one line naming the flag and the
-// rule; valid requests this trainer does not implement yet (--sync ssp,
-// --arch ps, --sched wfbp, ...) throw Unsupported naming the rule — never a
-// silent fallback.
+// TrainConfig holds the flags as given; resolveConfig() parses every value
+// once into a ResolvedConfig of typed values (LevelDB Options style) and
+// checks every combination before anything runs (docs/sync.md): bad values
+// throw InvalidArgument with one line naming the flag and the rule; valid
+// requests not implemented yet (--arch gossip, --sched wfbp, ...) throw
+// Unsupported naming the rule — never a silent fallback. Nothing downstream
+// parses a flag string again.
 //
 // Thread-safety: plain values.
 #pragma once
@@ -16,7 +18,12 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/arch/registry.h"
+#include "tetrad/collectives/allreduce.h"
+#include "tetrad/train/compute_model.h"
 #include "tetrad/train/dataset.h"
+#include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/partition.h"
 
 namespace tetrad::train {
 
@@ -50,8 +57,10 @@ struct TrainConfig {
   double weightDecay = 5e-4;
   double warmup = 0;  // epochs
   std::string lrSchedule = "constant";
-  std::string lrScaling = "none";   // none | linear
-  std::string bucketSize = "auto";  // auto | BYTES (0: one bucket per tensor)
+  std::string lrScaling = "none";       // none | linear
+  std::string bucketSize = "auto";      // auto | BYTES (0: one bucket per tensor)
+  std::string psPartition = "4MiB";     // parameter server: largest partition
+  std::string psPullCompress = "none";  // parameter server: compressor of replies
   uint64_t seed = 1;
   // Evaluation, logging, stopping.
   int64_t evalEvery = 0;      // iterations; 0: at epoch ends only
@@ -61,18 +70,36 @@ struct TrainConfig {
   std::string out;            // run folder; empty: runs/<name>
   std::string name;           // run name; empty: derived from the config
   bool quiet = false;         // no progress lines
+};
 
-  // Filled by resolveConfig().
-  std::string allreduceAlgorithm;  // "ring", ...
+// The configuration parsed once into typed values; see the header comment.
+struct ResolvedConfig {
+  TrainConfig given;  // the flags as given
+  // The taxonomy point, canonical (e.g. "topk:0.01,ef", "ps:2:colocated").
+  std::string sync, compress, pullCompress, sched;
+  ArchShape arch;
+  // The all-reduce algorithm of the run's own collectives (evaluation,
+  // statistics): the arch's with allreduce, ring otherwise.
+  AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;
   bool mpi = false;
+  ComputeSpec compute;
+  std::vector<Straggler> stragglers;
+  PartitionSpec partition;
+  LrScheduleSpec lrSchedule;
+  bool linearScaling = false;
+  uint64_t bucketBytes = 0;
+  uint64_t psPartitionBytes = 0;
 };
 
 // Names accepted by --model (models.h builds each of them).
 const std::vector<std::string>& knownModels();
 
-// Checks and normalises `config` in place (see the header comment). Does not
-// touch the file system or the data.
-void resolveConfig(TrainConfig& config);
+// Parses and checks `config` (see the header comment). Does not touch the
+// file system or the data.
+ResolvedConfig resolveConfig(const TrainConfig& config);
+
+// The ranks a launch needs for `workers` workers (dedicated servers added).
+int worldSizeFor(const ResolvedConfig& config, int workers);
 
 // The dataset a resolved configuration asks for.
 DataOptions dataOptionsFor(const TrainConfig& config);
@@ -83,9 +110,9 @@ DataOptions dataOptionsFor(const TrainConfig& config);
 uint64_t bucketBytes(const std::string& text, const std::string& compress);
 
 // The resolved configuration as a JSON object (config.json).
-std::string configToJson(const TrainConfig& config, int workers);
+std::string configToJson(const ResolvedConfig& config, int workers);
 
-// The default run name: model-data-Nw-arch-compress-YYYYmmdd-HHMMSS.
-std::string defaultRunName(const TrainConfig& config, int workers);
+// The default run name: model-data-Nw-sync-arch-compress-YYYYmmdd-HHMMSS.
+std::string defaultRunName(const ResolvedConfig& config, int workers);
 
 }  // namespace tetrad::train

@@ -5,7 +5,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <regex>
 
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
@@ -22,14 +21,15 @@ namespace {
 
 constexpr int kDefaultSimWorkers = 4;
 
-// Workers to ask the launcher for: the user's --workers, else 4 unless the
-// simulated cluster spec fixes the count itself ("sim:8x10Gbps,...", a
-// fat-tree, a torus or a platform file; see transport/sim/cluster_spec.h).
-int launchWorkers(const TrainConfig& c) {
-  if (c.workers > 0) return c.workers;
+// Ranks to ask the launcher for: workers (--workers, else 4 unless the
+// simulated cluster fixes the count itself) plus dedicated servers; 0 lets
+// the engine decide (mpirun's -np, or every host of a platform file).
+int launchRanks(const ResolvedConfig& c) {
   if (c.mpi) return 0;
-  static const std::regex fixesCount(R"(^sim:(\d+x|fattree:|torus:|.*\.xml$))");
-  return std::regex_search(c.cluster, fixesCount) ? 0 : kDefaultSimWorkers;
+  if (c.given.workers > 0) return worldSizeFor(c, c.given.workers);
+  const int fixed = fixedHostCount(c.given.cluster);
+  if (fixed == kHostsOfPlatformFile) return 0;
+  return fixed > 0 ? fixed : worldSizeFor(c, kDefaultSimWorkers);
 }
 
 template <typename T>
@@ -51,7 +51,9 @@ std::string TrainSummary::toJson() const {
   j["arch"] = arch;
   j["compress"] = compress;
   j["sched"] = sched;
+  j["ps_pull_compress"] = pullCompress;
   j["workers"] = workers;
+  j["server_ranks"] = serverRanks;
   j["parameters"] = parameters;
   j["iterations"] = iterations;
   j["epochs"] = epochs;
@@ -65,10 +67,25 @@ std::string TrainSummary::toJson() const {
   j["train_time"] = trainTime;
   j["wall_time"] = wallTime;
   j["throughput_samples_per_s"] = throughput;
+  j["updates_applied"] = updatesApplied;
+  nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
+  for (const auto& [staleness, count] : stalenessHistogram) {
+    histogram[std::to_string(staleness)] = count;
+  }
+  j["staleness_histogram"] = histogram;
+  j["role_per_rank"] = roles;
   j["bytes_sent_per_rank"] = bytesSent;
   j["bytes_received_per_rank"] = bytesReceived;
   j["compute_time_per_rank"] = computeTime;
   j["comm_time_per_rank"] = commTime;
+  // Bytes by role: the sum over the ranks of each role.
+  nlohmann::ordered_json byRole = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < roles.size() && i < bytesSent.size(); ++i) {
+    if (!byRole.contains(roles[i])) byRole[roles[i]] = {{"sent", 0}, {"received", 0}};
+    byRole[roles[i]]["sent"] = byRole[roles[i]]["sent"].get<uint64_t>() + bytesSent[i];
+    byRole[roles[i]]["received"] = byRole[roles[i]]["received"].get<uint64_t>() + bytesReceived[i];
+  }
+  j["bytes_by_role"] = byRole;
   return j.dump(2);
 }
 
@@ -98,6 +115,17 @@ std::string TrainSummary::toText() const {
                       formatSeconds(mean(computeTime)), formatSeconds(mean(commTime)));
   text += fmt::format("  bytes sent/rank    {} (received {})\n", formatBytes(mean(bytesSent)),
                       formatBytes(mean(bytesReceived)));
+  if (!stalenessHistogram.empty()) {
+    int64_t count = 0, maximum = 0;
+    double sum = 0;
+    for (const auto& [staleness, n] : stalenessHistogram) {
+      count += n;
+      sum += double(staleness) * double(n);
+      maximum = std::max(maximum, staleness);
+    }
+    text += fmt::format("  staleness          mean {:.2f}, max {} over {} updates\n",
+                        count > 0 ? sum / double(count) : 0.0, maximum, count);
+  }
   text += fmt::format("  throughput         {:.1f} samples/s\n", throughput);
   if (!folder.empty()) text += fmt::format("  run folder         {}\n", folder);
   return text;
@@ -108,46 +136,43 @@ int64_t countParameters(const std::string& model, int channels, int height, int 
   return makeModel(model, {channels, height, width, numClasses})->parameterCount();
 }
 
-TrainSummary runTraining(TrainConfig config) {
-  resolveConfig(config);
-  const DataSplits data = loadData(dataOptionsFor(config));
+TrainSummary runTraining(const TrainConfig& flags) {
+  const ResolvedConfig config = resolveConfig(flags);
+  const TrainConfig& c = config.given;
+  const DataSplits data = loadData(dataOptionsFor(c));
   // One LibTorch thread per rank on the simulator (clean measured times);
   // --threads under MPI.
-  at::set_num_threads(config.mpi ? config.threads : 1);
+  at::set_num_threads(config.mpi ? c.threads : 1);
 
   LaunchOptions launchOptions;
-  launchOptions.cluster = config.cluster;
-  launchOptions.workers = launchWorkers(config);
-  launchOptions.timeoutSeconds = config.timeout;
-  launchOptions.simConfig = config.simConfig;
+  launchOptions.cluster = c.cluster;
+  launchOptions.workers = launchRanks(config);
+  launchOptions.timeoutSeconds = c.timeout;
+  launchOptions.simConfig = c.simConfig;
 
-  // Where the rank count is known now, refuse a batch that does not fit
+  // Where the worker count is known now, refuse a batch that does not fit
   // before any engine starts (ranks check again once the world is known).
-  if (launchOptions.workers > 0) {
-    stepsPerEpoch(data.train.size(), launchOptions.workers, config.batchSize);
-  }
+  if (c.workers > 0) stepsPerEpoch(data.train.size(), c.workers, c.batchSize);
 
   const bool output = isOutputProcess();
-  const int64_t parameters = countParameters(config.model, data.train.channels, data.train.height,
+  const int64_t parameters = countParameters(c.model, data.train.channels, data.train.height,
                                              data.train.width, data.train.numClasses);
   TrainSummary summary;
   launch(launchOptions, [&](Transport& t) {
-    const int workers = t.size();
-    TETRAD_CHECK(config.workers < 0 || config.workers == workers, InvalidArgument,
-                 "--workers {} but the cluster has {} ranks (under MPI set -np instead)",
-                 config.workers, workers);
+    const int servers = config.arch.serverRanks;
+    const int workers = c.workers > 0 ? c.workers : t.size() - servers;
     std::unique_ptr<RunRecorder> recorder;
     if (t.rank() == 0 && output) {
-      std::string name = config.name.empty() ? defaultRunName(config, workers) : config.name;
-      std::string folder =
-          config.out.empty() ? (std::filesystem::path("runs") / name).string() : config.out;
-      recorder = std::make_unique<RunRecorder>(folder, !config.quiet);
+      std::string name = c.name.empty() ? defaultRunName(config, workers) : c.name;
+      std::string folder = c.out.empty() ? (std::filesystem::path("runs") / name).string() : c.out;
+      recorder = std::make_unique<RunRecorder>(folder, !c.quiet);
       recorder->writeConfig(configToJson(config, workers));
       std::printf(
           "tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
-          "%d workers on %s\n",
-          config.model.c_str(), static_cast<long long>(parameters), config.data.c_str(),
-          data.train.size(), data.test.size(), workers, config.cluster.c_str());
+          "%d workers%s on %s\n",
+          c.model.c_str(), static_cast<long long>(parameters), c.data.c_str(), data.train.size(),
+          data.test.size(), workers,
+          servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str());
       std::fflush(stdout);
     }
     RankTrainer trainer(config, data, t, recorder.get());
@@ -155,30 +180,37 @@ TrainSummary runTraining(TrainConfig config) {
     if (t.rank() != 0) return;
     summary.folder = recorder ? recorder->folder() : "";
     summary.engine = t.engine();
-    summary.model = config.model;
-    summary.data = config.data;
-    summary.cluster = config.cluster;
+    summary.model = c.model;
+    summary.data = c.data;
+    summary.cluster = c.cluster;
     summary.sync = config.sync;
-    summary.arch = "allreduce:" + config.allreduceAlgorithm;
-    summary.compress = makeCompressor(config.compress)->spec();
+    summary.arch = config.arch.canonical;
+    summary.compress = config.compress;
+    summary.pullCompress = config.pullCompress;
     summary.sched = config.sched;
-    summary.workers = workers;
+    summary.workers = r.workers;
+    summary.serverRanks = servers;
     summary.parameters = parameters;
     summary.iterations = r.iterations;
+    summary.updatesApplied = r.updatesApplied;
     summary.epochs = r.epochs;
-    summary.globalBatch = int64_t(config.batchSize) * workers;
+    summary.globalBatch = int64_t(c.batchSize) * r.workers;
     summary.finalAccuracy = r.finalAccuracy;
     summary.finalLoss = r.finalLoss;
-    summary.targetAccuracy = config.targetAccuracy;
+    summary.targetAccuracy = c.targetAccuracy;
     summary.timeToTarget = r.timeToTarget;
     summary.iterationsToTarget = r.iterationsToTarget;
     summary.trainTime = r.trainTime;
     summary.wallTime = r.wallTime;
     summary.throughput = r.trainTime > 0 ? double(r.samples) / r.trainTime : 0;
-    summary.bytesSent = r.bytesSent;
-    summary.bytesReceived = r.bytesReceived;
-    summary.computeTime = r.computeTime;
-    summary.commTime = r.commTime;
+    for (const RankTotals& rank : r.ranks) {
+      summary.roles.push_back(toString(rank.role));
+      summary.bytesSent.push_back(rank.bytesSent);
+      summary.bytesReceived.push_back(rank.bytesReceived);
+      summary.computeTime.push_back(rank.computeTime);
+      summary.commTime.push_back(rank.commTime);
+    }
+    summary.stalenessHistogram = r.stalenessHistogram;
     if (recorder) recorder->writeSummary(summary.toJson());
   });
   return summary;

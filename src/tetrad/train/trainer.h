@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,11 +26,13 @@ namespace tetrad::train {
 struct TrainSummary {
   std::string folder;  // the run folder ("" when none was written)
   std::string engine;  // "sim" or "mpi"
-  std::string model, data, cluster, sync, arch, compress, sched;
-  int workers = 0;
+  std::string model, data, cluster, sync, arch, compress, pullCompress, sched;
+  int workers = 0;      // W
+  int serverRanks = 0;  // dedicated parameter servers (ranks W..)
   int64_t parameters = 0;
   int64_t iterations = 0;
-  double epochs = 0;  // epochs completed (fractional when capped)
+  int64_t updatesApplied = 0;  // push-pull: updates the servers applied
+  double epochs = 0;           // epochs completed (fractional when capped)
   int64_t globalBatch = 0;
   double finalAccuracy = 0;  // on the test set
   double finalLoss = 0;
@@ -39,9 +42,13 @@ struct TrainSummary {
   double trainTime = 0;   // engine clock (simulated or wall), evaluation excluded
   double wallTime = 0;    // wall seconds of the training loop, evaluation excluded
   double throughput = 0;  // samples per second of training time
-  // Per rank: bytes sent and received, compute and communication seconds.
+  // Per rank of the world (servers included): role, bytes sent and
+  // received, compute and communication seconds.
+  std::vector<std::string> roles;
   std::vector<uint64_t> bytesSent, bytesReceived;
   std::vector<double> computeTime, commTime;
+  // Push-pull: staleness (clocks) -> number of applied updates.
+  std::map<int64_t, int64_t> stalenessHistogram;
 
   std::string toJson() const;
   // A short human-readable block for the terminal.
@@ -51,7 +58,7 @@ struct TrainSummary {
 // Runs the whole training; see the header comment. Throws the typed errors of
 // core/error.h (InvalidArgument for bad flags or data, Unsupported for
 // combinations not implemented yet).
-TrainSummary runTraining(TrainConfig config);
+TrainSummary runTraining(const TrainConfig& config);
 
 // The parameter count of `model` for `data`'s input shape, without training
 // (used by --help style listings and tests).

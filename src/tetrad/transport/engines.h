@@ -17,5 +17,7 @@ void abortMpiWorld(int code);
 // one actor per rank, runs the simulation to the end, rethrows the first
 // error a rank threw.
 void runSimulation(const LaunchOptions& options, const WorkerFn& worker);
+// transport/sim: see fixedHostCount() in launcher.h.
+int simFixedHostCount(const std::string& cluster);
 
 }  // namespace tetrad

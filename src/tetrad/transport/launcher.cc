@@ -30,6 +30,10 @@ void launch(const LaunchOptions& options, const WorkerFn& worker) {
   }
 }
 
+int fixedHostCount(const std::string& cluster) {
+  return isMpiCluster(cluster) ? 0 : simFixedHostCount(cluster);
+}
+
 void abortAllRanks(int code) {
   abortMpiWorld(code);
 }

@@ -49,6 +49,13 @@ void launch(const LaunchOptions& options, const WorkerFn& worker);
 // True for "mpi", false for "sim:...", InvalidArgument otherwise.
 bool isMpiCluster(const std::string& cluster);
 
+// Ranks the cluster spec fixes by itself: N for "sim:Nx...", the hosts of
+// a fat-tree or torus, kHostsOfPlatformFile for an XML platform (known once
+// loaded); 0 when the spec leaves the count to --workers, and under MPI
+// (mpirun decides). Throws InvalidArgument on a malformed spec.
+constexpr int kHostsOfPlatformFile = -1;
+int fixedHostCount(const std::string& cluster);
+
 // Under MPI (if initialised): MPI_Abort(code) so that every rank stops now.
 // Otherwise does nothing and returns.
 void abortAllRanks(int code);

@@ -10,13 +10,16 @@ void waitAll(std::vector<RequestPtr>& requests) {
   }
 }
 
-TrafficCounters::TrafficCounters(int worldSize) : peers_(static_cast<size_t>(worldSize)) {}
+TrafficCounters::TrafficCounters(int worldSize, int self)
+    : self_(self), peers_(static_cast<size_t>(worldSize)) {}
 
 void TrafficCounters::countSent(int peer, uint64_t bytes) {
+  if (peer == self_) return;
   peers_[peer].bytesSent.fetch_add(bytes, std::memory_order_relaxed);
   peers_[peer].messagesSent.fetch_add(1, std::memory_order_relaxed);
 }
 void TrafficCounters::countReceived(int peer, uint64_t bytes) {
+  if (peer == self_) return;
   peers_[peer].bytesReceived.fetch_add(bytes, std::memory_order_relaxed);
   peers_[peer].messagesReceived.fetch_add(1, std::memory_order_relaxed);
 }
@@ -62,7 +65,7 @@ void TrafficCounters::reset() {
 }
 
 Transport::Transport(int rank, int size, double timeoutSeconds)
-    : rank_(rank), size_(size), timeoutSeconds_(timeoutSeconds), traffic_(size) {}
+    : rank_(rank), size_(size), timeoutSeconds_(timeoutSeconds), traffic_(size, rank) {}
 
 void Transport::nativeAllreduce(std::span<float>, ReduceOp) {
   TETRAD_FAIL(Unsupported, "the '{}' engine has no native all-reduce (use --cluster mpi)",
@@ -70,7 +73,7 @@ void Transport::nativeAllreduce(std::span<float>, ReduceOp) {
 }
 
 void Transport::checkPeer(int peer, const char* operation) const {
-  TETRAD_CHECK(peer >= 0 && peer < size_ && peer != rank_, InvalidArgument,
+  TETRAD_CHECK(peer >= 0 && peer < size_, InvalidArgument,
                "rank {}: {} with invalid peer {} (world size {})", rank_, operation, peer, size_);
 }
 

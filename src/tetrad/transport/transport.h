@@ -19,6 +19,12 @@
 // destination buffer untouched; code that computes on received data must
 // skip the computation (see collectives/reduce_ops.h).
 //
+// Messages to self: a rank may send to itself (a worker and the parameter-
+// server shard colocated in its process). They are delivered like any other
+// message — under MPI through Open MPI's self path, under SimGrid over the
+// host's loopback link (shared memory, not the network) — and are not
+// network traffic, so the counters below leave them out.
+//
 // Traffic accounting: every send counts its payload size (exactly the bytes
 // given to send/isend) towards the destination peer; every completed receive
 // counts towards the source. Engines add no per-message bytes of their own to
@@ -83,7 +89,8 @@ enum class ReduceOp { kSum, kAverage };
 // the worker may both send).
 class TrafficCounters {
  public:
-  explicit TrafficCounters(int worldSize);
+  // Messages to or from `self` (this rank) are not counted.
+  TrafficCounters(int worldSize, int self);
   void countSent(int peer, uint64_t bytes);
   void countReceived(int peer, uint64_t bytes);
   uint64_t bytesSentTo(int peer) const;
@@ -100,6 +107,7 @@ class TrafficCounters {
   struct PerPeer {
     std::atomic<uint64_t> bytesSent{0}, bytesReceived{0}, messagesSent{0}, messagesReceived{0};
   };
+  int self_;
   std::vector<PerPeer> peers_;
 };
 
@@ -169,7 +177,7 @@ class Transport {
   }
 
  protected:
-  // Throws InvalidArgument unless 0 <= peer < size() and peer != rank().
+  // Throws InvalidArgument unless 0 <= peer < size().
   void checkPeer(int peer, const char* operation) const;
   void checkTag(Tag tag, const char* operation) const;
 

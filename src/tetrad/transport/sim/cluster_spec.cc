@@ -4,6 +4,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/transport/engines.h"
 
 namespace tetrad::sim {
 namespace {
@@ -163,3 +164,12 @@ int resolveRankCount(const ClusterSpec& spec, int workers, int platformHosts) {
 }
 
 }  // namespace tetrad::sim
+
+namespace tetrad {
+
+int simFixedHostCount(const std::string& cluster) {
+  const sim::ClusterSpec spec = sim::parseClusterSpec(cluster);
+  return spec.topology == sim::Topology::kFile ? kHostsOfPlatformFile : spec.hosts;
+}
+
+}  // namespace tetrad

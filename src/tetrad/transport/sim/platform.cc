@@ -32,10 +32,27 @@ s4u::Link* createPrivateLink(s4u::NetZone* zone, const std::string& name, const 
       ->seal();
 }
 
+// Messages a rank sends to itself (a worker and its colocated parameter-server
+// shard) cross a loopback link: shared memory, not the network. 50 GB/s is a
+// memory copy on current servers; no latency.
+constexpr double kLoopbackBandwidth = 50e9;
+
+s4u::Link* createLoopback(s4u::NetZone* zone, const std::string& name) {
+  return zone->create_link(name, kLoopbackBandwidth)
+      ->set_sharing_policy(s4u::Link::SharingPolicy::FATPIPE)
+      ->seal();
+}
+
 // Attaches `host` to a star zone through its own private link.
 void attachToStar(s4u::NetZone* zone, NetPoint* point, NetPoint* gateway, s4u::Link* link) {
   zone->add_route(point, nullptr, gateway, nullptr,
                   {s4u::LinkInRoute(link, s4u::LinkInRoute::Direction::UP)}, true);
+}
+
+// A host's route to itself in a star zone (see kLoopbackBandwidth).
+void addStarLoopback(s4u::NetZone* zone, s4u::Host* host) {
+  zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr,
+                  {s4u::LinkInRoute(createLoopback(zone, host->get_name() + "-loopback"))}, false);
 }
 
 std::vector<s4u::Host*> buildStar(const ClusterSpec& spec, int hostCount) {
@@ -45,6 +62,7 @@ std::vector<s4u::Host*> buildStar(const ClusterSpec& spec, int hostCount) {
     s4u::Host* host = zone->create_host(fmt::format("host{}", i), kHostSpeed)->seal();
     attachToStar(zone, host->get_netpoint(), nullptr,
                  createPrivateLink(zone, fmt::format("link{}", i), spec.link));
+    addStarLoopback(zone, host);
     hosts.push_back(host);
   }
   zone->seal();
@@ -64,6 +82,7 @@ std::vector<s4u::Host*> buildTwoLevel(const ClusterSpec& spec) {
       s4u::Host* host = node->create_host(name, kHostSpeed)->seal();
       attachToStar(node, host->get_netpoint(), nullptr,
                    createPrivateLink(node, name + "-link", spec.intraLink));
+      addStarLoopback(node, host);
       hosts.push_back(host);
     }
     node->seal();
@@ -76,13 +95,17 @@ std::vector<s4u::Host*> buildTwoLevel(const ClusterSpec& spec) {
 
 // Fat-tree and torus leaves: one host per leaf, kept in leaf-id order.
 s4u::ClusterCallbacks leafCallbacks(std::vector<s4u::Host*>& hosts) {
-  return s4u::ClusterCallbacks(
+  s4u::ClusterCallbacks callbacks(
       [&hosts](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
         s4u::Host* host = zone->create_host(fmt::format("host{}", id), kHostSpeed)->seal();
         if (hosts.size() <= id) hosts.resize(id + 1, nullptr);
         hosts[id] = host;
         return std::make_pair(host->get_netpoint(), static_cast<NetPoint*>(nullptr));
       });
+  callbacks.loopback = [](s4u::NetZone* zone, const std::vector<unsigned long>&, unsigned long id) {
+    return createLoopback(zone, fmt::format("host{}-loopback", id));
+  };
+  return callbacks;
 }
 
 std::vector<s4u::Host*> buildFatTree(const ClusterSpec& spec) {

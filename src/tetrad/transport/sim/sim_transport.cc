@@ -110,7 +110,6 @@ SimTransport::AnySource& SimTransport::anySource(Tag tag) {
   if (inserted) {
     any.slots = std::make_unique<SimMessage*[]>(static_cast<size_t>(size()));
     for (int source = 0; source < size(); ++source) {
-      if (source == rank()) continue;
       size_t index = any.sources.size();
       any.slots[index] = nullptr;
       any.sources.push_back(source);
@@ -122,7 +121,6 @@ SimTransport::AnySource& SimTransport::anySource(Tag tag) {
 
 Message SimTransport::recvAny(Tag tag) {
   checkTag(tag, "recvAny");
-  TETRAD_CHECK(size() > 1, InvalidArgument, "rank {}: recvAny in a world of one rank", rank());
   AnySource& any = anySource(tag);
   ssize_t index;
   try {

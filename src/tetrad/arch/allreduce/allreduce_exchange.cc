@@ -1,0 +1,71 @@
+// Cost of one average() of a bucket of n floats on p workers: the
+// aggregation of compress/aggregate.cc — ring all-reduce without compression:
+// 2(p-1)α + 2(p-1)/p·4n·β; a gather compressor with b-byte packets:
+// (p-1)α + (p-1)·b·β.
+#include "tetrad/arch/allreduce/allreduce_exchange.h"
+
+#include <fmt/format.h>
+
+#include "tetrad/compress/aggregate.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/core/seed.h"
+
+namespace tetrad {
+namespace {
+
+constexpr uint64_t kCompressorSeedStream = 0x5000;
+
+class AllreduceExchange final : public Exchange {
+ public:
+  AllreduceExchange(AllreduceAlgorithm algorithm, const ExchangeContext& context)
+      : algorithm_(algorithm),
+        transport_(*context.workers),
+        compressor_(makeCompressor(context.compress)),
+        buckets_(context.buckets) {
+    const Tag streams = Tag(kExchangeStreams) * Tag(buckets_.size());
+    firstTag_ = context.tags->reserve(std::max<Tag>(1, streams) * kAggregateTagSpan,
+                                      "the all-reduce exchange");
+    for (int stream = 0; stream < kExchangeStreams; ++stream) {
+      for (size_t b = 0; b < buckets_.size(); ++b) {
+        CompressorState state;
+        state.shape = buckets_[b].shape;
+        // Shared by every rank (Random-k indices, PowerSGD's Q); one stream
+        // per (stream, bucket).
+        state.seed = mixSeed(context.seed, kCompressorSeedStream + (uint64_t(stream) << 32) + b);
+        state.rank = transport_.rank();
+        states_[stream].push_back(std::move(state));
+      }
+    }
+  }
+
+  std::string spec() const override { return "allreduce:" + toString(algorithm_); }
+
+  void average(ExchangeStream stream, size_t bucket, std::span<float> values) override {
+    const int s = int(stream);
+    TETRAD_CHECK(bucket < buckets_.size() && values.size() == buckets_[bucket].count,
+                 InvalidArgument, "rank {}: average of bucket {} with {} floats (plan: {} buckets)",
+                 transport_.rank(), bucket, values.size(), buckets_.size());
+    AggregateOptions options;
+    options.op = ReduceOp::kAverage;
+    options.allreduce = algorithm_;
+    options.tag = firstTag_ + Tag(s * buckets_.size() + bucket) * kAggregateTagSpan;
+    aggregate(transport_, *compressor_, values, states_[s][bucket], options);
+  }
+
+ private:
+  AllreduceAlgorithm algorithm_;
+  Transport& transport_;
+  CompressorPtr compressor_;
+  std::vector<BucketRange> buckets_;
+  std::vector<CompressorState> states_[kExchangeStreams];
+  Tag firstTag_ = 0;
+};
+
+}  // namespace
+
+ExchangePtr makeAllreduceExchange(AllreduceAlgorithm algorithm, const ExchangeContext& context) {
+  return std::make_unique<AllreduceExchange>(algorithm, context);
+}
+
+}  // namespace tetrad

@@ -1,0 +1,106 @@
+// Exchange: *who* exchanges with whom — the "arch" dimension of the taxonomy
+// (allreduce:ALGO, ps[:K][:colocated]; gossip plugs in here too).
+//
+// An Exchange moves spans of floats between the workers of a run, through
+// the run's compressor. The worker loop (train/) calls it on the buckets of
+// its flat buffers (sched/bucketing.h); nothing here knows LibTorch.
+//
+//   average(stream, bucket, values)  collective: every worker calls it for
+//       the same bucket; on return `values` holds the mean over workers of
+//       every worker's (compressed) values. Used for gradients (BSP) and for
+//       model changes (Local SGD). Each stream keeps its own compressor
+//       state per bucket (error-feedback residuals of gradients and of model
+//       changes never mix).
+//   pushPull(update, params)  push-pull (ssp/asp): push this worker's model
+//       change, receive the latest weights; only architectures with servers.
+//
+// Roles: ranks 0..W-1 are workers. Architectures with dedicated servers own
+// the ranks W.. of the world: those ranks call serve() instead of training.
+// Colocated servers run as tasks inside worker ranks (Transport::spawn),
+// started by start() and joined by finish().
+//
+// Every rank builds its Exchange with the same context in the same order,
+// so that tags (transport/tag_space.h) match everywhere.
+//
+// Thread-safety: one Exchange per rank, called by that rank's worker (or, on
+// a server rank, by its main function); servers run in their own tasks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tetrad/compress/compressor.h"
+#include "tetrad/sched/bucketing.h"
+#include "tetrad/sync/sync_policy.h"
+#include "tetrad/transport/tag_space.h"
+#include "tetrad/transport/transport.h"
+
+namespace tetrad {
+
+// What an exchange moves: each stream has its own compressor states.
+enum class ExchangeStream { kGradients = 0, kModelChange = 1 };
+constexpr int kExchangeStreams = 2;
+
+struct ExchangeContext {
+  Transport* world = nullptr;    // every rank of the run (servers included)
+  Transport* workers = nullptr;  // ranks 0..W-1 only (== world without dedicated servers)
+  int workerCount = 0;           // W
+  TagSpace* tags = nullptr;
+  std::string compress = "none";      // compressor of what workers send
+  std::string pullCompress = "none";  // parameter server: compressor of the replies
+  std::vector<ParameterSlot> slots;   // the tensors of the flat buffers, in order
+  std::vector<BucketRange> buckets;   // the bucket plan of the flat buffers
+  const SyncPolicy* sync = nullptr;
+  uint64_t partitionBytes = 4ull << 20;  // parameter server: largest partition
+  uint64_t seed = 1;
+  // Push-pull: the servers stop the run once they have applied this many
+  // updates (iterations × W); 0 when the sync policy is collective.
+  int64_t updateLimit = 0;
+};
+
+// Reply of one push-pull step.
+struct PullResult {
+  int64_t updatesApplied = 0;  // by the servers so far (all workers together)
+  bool stop = false;           // the run's update limit is reached
+  int64_t staleness = -1;      // of the update just pushed (clocks), -1: unknown
+};
+
+// What the servers saw, for summary.json.
+struct ExchangeStats {
+  // Staleness of every applied update (push-pull): count per staleness.
+  std::map<int64_t, int64_t> stalenessHistogram;
+  int64_t updatesApplied = 0;
+};
+
+class Exchange {
+ public:
+  virtual ~Exchange() = default;
+  virtual std::string spec() const = 0;
+
+  // Workers, once before training, with identical `params` on every worker:
+  // starts colocated servers and seeds servers that hold the weights.
+  virtual void start(std::span<const float> params) {}
+  // Collective mean over workers; see the header comment.
+  virtual void average(ExchangeStream stream, size_t bucket, std::span<float> values) = 0;
+  // Push-pull step; see the header comment. Default: Unsupported.
+  virtual PullResult pushPull(std::span<const float> update, std::span<float> params);
+  // Workers, once after training: releases the servers and joins colocated
+  // ones (rethrowing their errors).
+  virtual void finish() {}
+
+  // Dedicated server ranks: serves until every worker has finished.
+  virtual void serve();
+  // True on ranks that serve instead of training.
+  virtual bool isServerRank() const { return false; }
+
+  // This rank's server statistics (empty on ranks without a server).
+  virtual ExchangeStats stats() const { return {}; }
+};
+
+using ExchangePtr = std::unique_ptr<Exchange>;
+
+}  // namespace tetrad

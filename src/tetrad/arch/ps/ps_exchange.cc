@@ -1,0 +1,241 @@
+// Cost per iteration on W workers with K shards, model of n floats, b wire
+// bytes per float pushed and pulled (4 without compression):
+//   dedicated: each worker sends and receives n·b bytes, split over K
+//     messages in parallel; each shard link carries W·n·b/K in and out:
+//     T ≈ 2α + max(n·b, W·n·b/K)·β per push and per pull — the shard links
+//     are the bottleneck unless K ≥ W.
+//   colocated (K = W): each worker sends (W−1)/W·n·b and receives the same
+//     as a shard and as a worker: 2(W−1)/W·n·b per direction over its link,
+//     the bytes of ring all-reduce with 2 latency terms instead of 2(W−1).
+#include "tetrad/arch/ps/ps_exchange.h"
+
+#include <fmt/format.h>
+
+#include "tetrad/arch/ps/ps_layout.h"
+#include "tetrad/arch/ps/ps_protocol.h"
+#include "tetrad/arch/ps/ps_shard.h"
+#include "tetrad/collectives/barrier.h"
+#include "tetrad/collectives/reduce_ops.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/core/seed.h"
+
+namespace tetrad {
+namespace {
+
+using ps::PsLayout;
+
+constexpr uint64_t kCompressorSeedStream = 0x5000;
+
+class PsExchange final : public Exchange {
+ public:
+  PsExchange(int shards, bool colocated, const ExchangeContext& context)
+      : world_(*context.world),
+        workers_(*context.workers),
+        seed_(context.seed),
+        push_(makeCompressor(context.compress)),
+        pull_(makeCompressor(context.pullCompress)) {
+    TETRAD_CHECK(world_.carriesPayload(), Unsupported,
+                 "the parameter server needs messages with payloads (not payload-free mode)");
+    layout_.workers = context.workerCount;
+    layout_.shards = shards;
+    layout_.colocated = colocated;
+    layout_.plan = planPartitions(context.slots, context.buckets, context.partitionBytes, shards);
+    layout_.compress = context.compress;
+    layout_.pullCompress = context.pullCompress;
+    const bool pushPull = context.sync->mode() == SyncMode::kPushPull;
+    layout_.mode = pushPull ? ps::ShardMode::kWeights : ps::ShardMode::kSum;
+    layout_.stalenessBound = context.sync->stalenessBound();
+    layout_.updateLimit = context.updateLimit;
+    layout_.requestTag = context.tags->reserve(1, "parameter server requests");
+    layout_.replyTag = context.tags->reserve(1, "parameter server replies");
+    layout_.barrierTag = context.tags->reserve(kCollectiveTagSpan, "parameter server start");
+    TETRAD_CHECK(world_.size() == layout_.workers + (colocated ? 0 : shards), InvalidArgument,
+                 "--arch {}: {} workers and {} dedicated servers need {} ranks, the world has {}",
+                 spec(), layout_.workers, colocated ? 0 : shards,
+                 layout_.workers + (colocated ? 0 : shards), world_.size());
+    TETRAD_CHECK(!colocated || shards <= layout_.workers, InvalidArgument,
+                 "--arch {}: {} colocated shards need at least as many workers (have {})", spec(),
+                 shards, layout_.workers);
+    const int rank = world_.rank();
+    if (rank < layout_.workers) {
+      for (int s = 0; s < kExchangeStreams; ++s) {
+        for (const Partition& p : layout_.plan.partitions) {
+          CompressorState state;
+          const size_t id = size_t(&p - layout_.plan.partitions.data());
+          state.seed = mixSeed(seed_, kCompressorSeedStream + (uint64_t(s) << 32) + id);
+          state.rank = rank;
+          states_[s].push_back(std::move(state));
+        }
+      }
+    }
+    const int shard = layout_.shardOf(rank);
+    if (shard >= 0) shard_ = std::make_unique<ps::PsShard>(layout_, shard, seed_);
+  }
+
+  std::string spec() const override {
+    std::string text = fmt::format("ps:{}", layout_.shards);
+    return layout_.colocated ? text + ":colocated" : text;
+  }
+
+  bool isServerRank() const override { return world_.rank() >= layout_.workers; }
+
+  void serve() override {
+    TETRAD_CHECK(isServerRank() && shard_, InvalidArgument, "rank {} is not a server rank",
+                 world_.rank());
+    shard_->run(world_);
+  }
+
+  void start(std::span<const float> params) override {
+    if (layout_.colocated && shard_) {
+      task_ = world_.spawn(fmt::format("ps-shard-{}", layout_.shardOf(world_.rank())),
+                           [this] { shard_->run(world_); });
+    }
+    if (layout_.mode != ps::ShardMode::kWeights) return;
+    if (world_.rank() == 0) {
+      const CompressorPtr none = makeCompressor("none");
+      std::vector<ByteBuffer> messages;
+      std::vector<RequestPtr> sends;
+      CompressorState scratch;
+      messages.reserve(layout_.plan.partitions.size());
+      for (size_t id = 0; id < layout_.plan.partitions.size(); ++id) {
+        const Partition& p = layout_.plan.partitions[id];
+        messages.push_back(request(ps::RequestKind::kInit, 0, id, 0,
+                                   none->encode(params.subspan(p.offset, p.count), scratch)));
+        sends.push_back(
+            world_.isend(layout_.shardRank(p.shard), layout_.requestTag, messages.back()));
+      }
+      for (size_t id = 0; id < layout_.plan.partitions.size(); ++id) receiveReply(id);
+      waitAll(sends);
+    }
+    barrier(workers_, CollectiveOptions{layout_.barrierTag});
+  }
+
+  void average(ExchangeStream stream, size_t bucket, std::span<float> values) override {
+    TETRAD_CHECK(layout_.mode == ps::ShardMode::kSum, InvalidArgument,
+                 "--arch {}: average() in a push-pull run", spec());
+    TETRAD_CHECK(bucket < layout_.plan.perBucket.size(), InvalidArgument,
+                 "rank {}: average of bucket {} (plan: {} buckets)", world_.rank(), bucket,
+                 layout_.plan.perBucket.size());
+    const std::vector<size_t>& ids = layout_.plan.perBucket[bucket];
+    const size_t base = ids.empty() ? 0 : layout_.plan.partitions[ids.front()].offset;
+    pushPartitions(
+        stream, ids,
+        [&](const Partition& p) {
+          return std::span<const float>(values.subspan(p.offset - base, p.count));
+        },
+        0);
+    for (size_t id : ids) {
+      const Partition& p = layout_.plan.partitions[id];
+      decodeReply(receiveReply(id), values.subspan(p.offset - base, p.count));
+    }
+    waitAll(sends_);
+    sends_.clear();
+    finishReduction(values, ReduceOp::kAverage, layout_.workers);
+  }
+
+  PullResult pushPull(std::span<const float> update, std::span<float> params) override {
+    TETRAD_CHECK(layout_.mode == ps::ShardMode::kWeights, InvalidArgument,
+                 "--arch {}: pushPull() in a collective run", spec());
+    std::vector<size_t> ids(layout_.plan.partitions.size());
+    for (size_t id = 0; id < ids.size(); ++id) ids[id] = id;
+    pushPartitions(
+        ExchangeStream::kModelChange, ids,
+        [&](const Partition& p) { return update.subspan(p.offset, p.count); }, clock_);
+    PullResult result;
+    for (size_t id : ids) {
+      const Partition& p = layout_.plan.partitions[id];
+      ps::ReplyHeader header = decodeReply(receiveReply(id), params.subspan(p.offset, p.count));
+      if (id == 0) result = {header.updatesApplied, header.stop, header.staleness};
+    }
+    waitAll(sends_);
+    sends_.clear();
+    ++clock_;
+    return result;
+  }
+
+  void finish() override {
+    if (!finished_) {
+      finished_ = true;
+      std::vector<ByteBuffer> messages;
+      std::vector<RequestPtr> sends;
+      messages.reserve(size_t(layout_.shards));
+      for (int s = 0; s < layout_.shards; ++s) {
+        messages.push_back(request(ps::RequestKind::kDone, 0, 0, clock_, {}));
+        sends.push_back(world_.isend(layout_.shardRank(s), layout_.requestTag, messages.back()));
+      }
+      waitAll(sends);
+    }
+    if (task_) {
+      TaskPtr task = std::move(task_);
+      task->join();
+    }
+  }
+
+  ExchangeStats stats() const override { return shard_ ? shard_->stats() : ExchangeStats{}; }
+
+ private:
+  ByteBuffer request(ps::RequestKind kind, int stream, size_t partition, int64_t clock,
+                     const Packet& packet) {
+    ByteBuffer bytes;
+    ByteWriter writer(bytes);
+    ps::writeRequestHeader(writer, {kind, uint8_t(stream), uint32_t(partition), clock});
+    writer.putBytes(packet.bytes);
+    return bytes;
+  }
+
+  template <typename PieceOf>
+  void pushPartitions(ExchangeStream stream, const std::vector<size_t>& ids, PieceOf pieceOf,
+                      int64_t clock) {
+    messages_.clear();
+    messages_.reserve(ids.size());
+    for (size_t id : ids) {
+      const Partition& p = layout_.plan.partitions[id];
+      const Packet packet = push_->encode(pieceOf(p), states_[int(stream)][id]);
+      messages_.push_back(request(ps::RequestKind::kPush, int(stream), id, clock, packet));
+      sends_.push_back(
+          world_.isend(layout_.shardRank(p.shard), layout_.requestTag, messages_.back()));
+    }
+  }
+
+  // The next reply of the shard holding partition `id`, which must be for it.
+  ByteBuffer receiveReply(size_t id) {
+    const int shardRank = layout_.shardRank(layout_.plan.partitions[id].shard);
+    ByteBuffer bytes = world_.recvMessage(shardRank, layout_.replyTag);
+    ByteReader reader(bytes);
+    ps::ReplyHeader header = ps::readReplyHeader(reader);
+    TETRAD_CHECK(header.partition == id, ProtocolError,
+                 "rank {}: parameter server rank {} replied for partition {}, expected {}",
+                 world_.rank(), shardRank, header.partition, id);
+    return bytes;
+  }
+
+  ps::ReplyHeader decodeReply(const ByteBuffer& bytes, std::span<float> out) {
+    ByteReader reader(bytes);
+    ps::ReplyHeader header = ps::readReplyHeader(reader);
+    std::fill(out.begin(), out.end(), 0.0f);
+    pull_->decodeAdd(reader.getBytes(reader.remaining(), "reply payload"), out);
+    return header;
+  }
+
+  Transport& world_;
+  Transport& workers_;
+  uint64_t seed_;
+  CompressorPtr push_, pull_;
+  PsLayout layout_;
+  std::vector<CompressorState> states_[kExchangeStreams];
+  std::unique_ptr<ps::PsShard> shard_;
+  TaskPtr task_;
+  std::vector<ByteBuffer> messages_;
+  std::vector<RequestPtr> sends_;
+  int64_t clock_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+ExchangePtr makePsExchange(int shards, bool colocated, const ExchangeContext& context) {
+  return std::make_unique<PsExchange>(shards, colocated, context);
+}
+
+}  // namespace tetrad

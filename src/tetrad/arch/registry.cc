@@ -1,0 +1,128 @@
+// The architecture registry (see registry.h): one table line per family.
+#include "tetrad/arch/registry.h"
+
+#include <fmt/format.h>
+
+#include "tetrad/arch/allreduce/allreduce_exchange.h"
+#include "tetrad/arch/ps/ps_exchange.h"
+#include "tetrad/core/error.h"
+
+namespace tetrad {
+namespace {
+
+using Factory = ExchangePtr (*)(const ArchShape&, const ExchangeContext&);
+using Entry = RegistryEntry<Factory>;
+
+ExchangePtr makeAllreduce(const ArchShape& shape, const ExchangeContext& context) {
+  return makeAllreduceExchange(parseAllreduceAlgorithm(shape.canonical.substr(10)), context);
+}
+
+ExchangePtr makePs(const ArchShape& shape, const ExchangeContext& context) {
+  const int shards = shape.shards > 0 ? shape.shards : context.workerCount;
+  return makePsExchange(shards, shape.colocated, context);
+}
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> entries = {
+      {{"allreduce", "allreduce:ring",
+        "all-reduce among workers: ring, rd, rabenseifner, tree, hierarchical, native"},
+       makeAllreduce},
+      {{"ps", "ps:2", "K sharded parameter servers, dedicated ranks [:colocated in workers]"},
+       makePs},
+  };
+  return entries;
+}
+
+ArchShape parseAllreduce(const SpecParams& params) {
+  params.expectParamCount(0, 1);
+  ArchShape shape;
+  shape.family = "allreduce";
+  const AllreduceAlgorithm algorithm =
+      params.params.empty() ? AllreduceAlgorithm::kRing : parseAllreduceAlgorithm(params.params[0]);
+  shape.canonical = "allreduce:" + toString(algorithm);
+  return shape;
+}
+
+ArchShape parsePs(const SpecParams& params) {
+  params.expectParamCount(0, 2);
+  ArchShape shape;
+  shape.family = "ps";
+  size_t next = 0;
+  if (next < params.params.size() && params.params[next] != "colocated") {
+    shape.shards = int(params.integer(next, "shard count K", 1, 4096));
+    ++next;
+  }
+  if (next < params.params.size()) {
+    if (params.params[next] != "colocated") {
+      params.fail(
+          fmt::format("unknown parameter '{}' (use ps[:K][:colocated])", params.params[next]));
+    }
+    shape.colocated = true;
+    ++next;
+  }
+  if (next != params.params.size()) params.fail("use ps[:K][:colocated]");
+  if (!shape.colocated && shape.shards == 0) shape.shards = 1;
+  shape.serverRanks = shape.colocated ? 0 : shape.shards;
+  shape.canonical = shape.shards > 0 ? fmt::format("ps:{}", shape.shards) : std::string("ps");
+  if (shape.colocated) shape.canonical += ":colocated";
+  return shape;
+}
+
+bool isPlanned(const std::string& name) {
+  return name == "gossip" || name == "dpsgd" || name == "adpsgd" || name == "choco";
+}
+
+}  // namespace
+
+ArchShape describeArch(std::string_view spec) {
+  SpecParams params = parseSpec(spec, "--arch");
+  TETRAD_CHECK(!isPlanned(params.name), Unsupported,
+               "--arch {} is not yet supported: use allreduce:ALGO or ps[:K][:colocated]", spec);
+  lookupEntry(table(), params);  // unknown names: "known: ..."
+  return params.name == "ps" ? parsePs(params) : parseAllreduce(params);
+}
+
+void checkCombination(const ArchShape& arch, const SyncPolicy& sync, const Compressor& compress,
+                      const Compressor& pullCompress) {
+  if (sync.mode() == SyncMode::kPushPull) {
+    TETRAD_CHECK(arch.holdsWeights(), InvalidArgument,
+                 "--sync {} needs servers that hold the weights: use --arch ps[:K][:colocated] "
+                 "(got --arch {}; rule: ssp and asp run on ps)",
+                 sync.spec(), arch.canonical);
+  }
+  if (arch.family == "ps") {
+    TETRAD_CHECK(compress.aggregation() != Aggregation::kCustom, InvalidArgument,
+                 "--compress {} aggregates with its own all-reduce protocol (majority vote, "
+                 "gTop-k merge or PowerSGD's two all-reduces); a parameter server decodes and "
+                 "sums packets: use --arch allreduce:ALGO or another compressor",
+                 compress.spec());
+    TETRAD_CHECK(pullCompress.aggregation() != Aggregation::kCustom, InvalidArgument,
+                 "--ps-pull-compress {} has its own all-reduce protocol; a server reply is one "
+                 "packet: use another compressor",
+                 pullCompress.spec());
+  } else {
+    TETRAD_CHECK(pullCompress.isIdentity(), InvalidArgument,
+                 "--ps-pull-compress {} applies to --arch ps only (the run uses {})",
+                 pullCompress.spec(), arch.canonical);
+  }
+}
+
+ExchangePtr makeExchange(std::string_view spec, const ExchangeContext& context) {
+  TETRAD_CHECK(context.world && context.workers && context.tags && context.sync, InvalidArgument,
+               "makeExchange({}): incomplete context", spec);
+  const ArchShape shape = describeArch(spec);
+  for (const Entry& entry : table()) {
+    if (entry.info.name == shape.family) return entry.make(shape, context);
+  }
+  TETRAD_FAIL(InvalidArgument, "--arch {}: no factory", spec);
+}
+
+std::vector<PolicyInfo> registeredArchitectures() {
+  return policyInfos(table());
+}
+
+std::string knownArchitectures() {
+  return knownSpecs(table());
+}
+
+}  // namespace tetrad

@@ -1,0 +1,25 @@
+// Cost per iteration: T_backward + Σ_b T_comm(b) — communication never
+// overlaps the backward pass (ring all-reduce of bucket b of n_b floats on p
+// workers: 2(p-1)α + 2(p-1)/p·4n_b·β).
+#include "tetrad/sched/after_backward.h"
+
+namespace tetrad {
+namespace {
+
+class AfterBackward final : public Scheduler {
+ public:
+  std::string spec() const override { return "none"; }
+  std::vector<BucketRange> plan(std::span<const ParameterSlot> slots,
+                                uint64_t bucketBytes) const override {
+    return fuseInOrder(slots, bucketBytes);
+  }
+};
+
+}  // namespace
+
+SchedulerPtr makeAfterBackward(const SpecParams& params) {
+  params.expectParamCount(0, 0);
+  return std::make_unique<AfterBackward>();
+}
+
+}  // namespace tetrad

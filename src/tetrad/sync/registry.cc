@@ -1,0 +1,42 @@
+// The sync-policy registry (see registry.h): one table line per policy.
+#include "tetrad/sync/registry.h"
+
+#include "tetrad/sync/bsp.h"
+#include "tetrad/sync/local_sgd.h"
+#include "tetrad/sync/stale_sync.h"
+
+namespace tetrad {
+namespace {
+
+using Factory = SyncPolicyPtr (*)(const SpecParams&, const SyncContext&);
+using Entry = RegistryEntry<Factory>;
+
+const std::vector<Entry>& table() {
+  static const std::vector<Entry> entries = {
+      {{"bsp", "bsp", "bulk synchronous: average the gradients every step"}, makeBsp},
+      {{"ssp", "ssp:2", "stale-synchronous, staleness bound S (parameter server)"}, makeSsp},
+      {{"asp", "asp", "asynchronous: push and pull without waiting (parameter server)"}, makeAsp},
+      {{"local", "local:4", "Local SGD: H local steps, then average the model change"},
+       makeLocalSgd},
+      {{"post-local", "post-local:2ep:4", "BSP for T iterations (Tep: epochs), then local:H"},
+       makePostLocalSgd},
+  };
+  return entries;
+}
+
+}  // namespace
+
+SyncPolicyPtr makeSyncPolicy(std::string_view spec, const SyncContext& context) {
+  SpecParams params = parseSpec(spec, "--sync");
+  return lookupEntry(table(), params).make(params, context);
+}
+
+std::vector<PolicyInfo> registeredSyncPolicies() {
+  return policyInfos(table());
+}
+
+std::string knownSyncPolicies() {
+  return knownSpecs(table());
+}
+
+}  // namespace tetrad

@@ -1,0 +1,62 @@
+// SyncPolicy: *when* a worker exchanges, and what it waits for — the "sync"
+// dimension of the taxonomy (bsp, ssp:S, asp, local:H, post-local:T:H).
+//
+// A policy is a pure schedule. For synchronous policies at(iteration) says
+// what the worker loop does around its optimizer step:
+//   reduceGradients  average the gradients over all workers before the step
+//                    (BSP; through the architecture and the compressor);
+//   averageModels    after the step, average the models over all workers
+//                    (Local SGD at the end of each period of H steps: what
+//                    travels is the model change since the last average).
+// Stale-synchronous and asynchronous policies (mode() kPushPull) do
+// neither: each worker pushes its own update to the parameter servers and
+// pulls the latest weights, and the servers block a pull only as far as the
+// bound says (arch/ps). The architecture checks it can serve the policy.
+//
+// Created from a spec string by sync/registry.h. Thread-safety: immutable
+// after construction; any thread may call.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tetrad {
+
+struct SyncPoint {
+  bool reduceGradients = true;
+  bool averageModels = false;
+};
+
+// What a policy may need to know about the run when it is built.
+struct SyncContext {
+  int64_t stepsPerEpoch = 0;  // 0: not known yet (configuration checks only)
+};
+
+// Staleness bound of an asynchronous policy (ASP): no bound.
+constexpr int64_t kUnboundedStaleness = -1;
+
+enum class SyncMode {
+  kCollective,  // all workers exchange together, as at() says (bsp, local, post-local)
+  kPushPull,    // each worker pushes updates and pulls weights on its own (ssp, asp)
+};
+
+class SyncPolicy {
+ public:
+  virtual ~SyncPolicy() = default;
+
+  // Canonical spec, e.g. "ssp:2", "post-local:2ep:4".
+  virtual std::string spec() const = 0;
+  // Synchronous policies: what happens at `iteration` (0-based).
+  virtual SyncPoint at(int64_t iteration) const = 0;
+  virtual SyncMode mode() const { return SyncMode::kCollective; }
+  // kPushPull only: S for ssp:S (0 is BSP), kUnboundedStaleness for asp.
+  virtual int64_t stalenessBound() const { return 0; }
+  // True when some iteration averages models (Local SGD): the worker keeps
+  // an anchor copy of the parameters.
+  virtual bool averagesModels() const { return false; }
+};
+
+using SyncPolicyPtr = std::unique_ptr<SyncPolicy>;
+
+}  // namespace tetrad

@@ -1,0 +1,149 @@
+#include "tetrad/train/run_meter.h"
+
+#include "tetrad/collectives/allgather.h"
+#include "tetrad/core/bytes.h"
+#include "tetrad/core/error.h"
+
+namespace tetrad::train {
+
+const char* toString(RankRole role) {
+  switch (role) {
+    case RankRole::kWorker:
+      return "worker";
+    case RankRole::kServer:
+      return "server";
+    case RankRole::kWorkerAndServer:
+      return "worker+server";
+  }
+  return "?";
+}
+
+RunMeter::RunMeter(Transport& world)
+    : world_(world), start_(world.now()), wallStart_(Clock::now()) {}
+
+void RunMeter::addBatch(double meanLoss, double correct, int batchSize) {
+  windowLoss_ += meanLoss * batchSize;
+  windowCorrect_ += correct;
+  windowSamples_ += batchSize;
+}
+
+void RunMeter::addStaleness(int64_t staleness) {
+  windowStaleness_ += double(staleness);
+  windowUpdates_ += 1;
+  windowMaxStaleness_ = std::max(windowMaxStaleness_, staleness);
+}
+
+void RunMeter::beginEval() {
+  evalStart_ = world_.now();
+  evalWallStart_ = Clock::now();
+  evalSentStart_ = world_.traffic().totalBytesSent();
+  evalReceivedStart_ = world_.traffic().totalBytesReceived();
+}
+
+void RunMeter::endEval() {
+  evalTime_ += world_.now() - evalStart_;
+  evalWall_ += std::chrono::duration<double>(Clock::now() - evalWallStart_).count();
+  evalSent_ += world_.traffic().totalBytesSent() - evalSentStart_;
+  evalReceived_ += world_.traffic().totalBytesReceived() - evalReceivedStart_;
+}
+
+double RunMeter::trainTime() const {
+  return world_.now() - start_ - evalTime_;
+}
+
+double RunMeter::wallTime() const {
+  return std::chrono::duration<double>(Clock::now() - wallStart_).count() - evalWall_;
+}
+
+uint64_t RunMeter::bytesSent() const {
+  return world_.traffic().totalBytesSent() - evalSent_;
+}
+
+uint64_t RunMeter::bytesReceived() const {
+  return world_.traffic().totalBytesReceived() - evalReceived_;
+}
+
+double RunMeter::windowLoss() const {
+  return windowSamples_ > 0 ? windowLoss_ / windowSamples_ : lastLoss_;
+}
+
+double RunMeter::windowAccuracy() const {
+  return windowSamples_ > 0 ? windowCorrect_ / windowSamples_ : lastAccuracy_;
+}
+
+MetricsRecord RunMeter::record(const char* kind, int64_t iteration, double epoch) {
+  MetricsRecord r;
+  r.kind = kind;
+  r.iteration = iteration;
+  r.epoch = epoch;
+  r.simTime = trainTime();
+  r.wallTime = wallTime();
+  r.bytesSent = bytesSent();
+  r.bytesReceived = bytesReceived();
+  r.computeTime = computeTime_;
+  r.commTime = commTime_;
+  if (std::string_view(kind) == "train") {
+    r.loss = windowLoss();
+    r.accuracy = windowAccuracy();
+    lastLoss_ = r.loss;
+    lastAccuracy_ = r.accuracy;
+    if (windowUpdates_ > 0) {
+      r.meanStaleness = windowStaleness_ / windowUpdates_;
+      r.maxStaleness = windowMaxStaleness_;
+    }
+    windowLoss_ = windowCorrect_ = windowSamples_ = 0;
+    windowStaleness_ = windowUpdates_ = 0;
+    windowMaxStaleness_ = -1;
+  }
+  return r;
+}
+
+RankTotals RunMeter::totals(RankRole role) const {
+  RankTotals t;
+  t.role = role;
+  t.bytesSent = bytesSent();
+  t.bytesReceived = bytesReceived();
+  t.computeTime = computeTime_;
+  t.commTime = commTime_;
+  return t;
+}
+
+std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag) {
+  ByteBuffer bytes;
+  ByteWriter writer(bytes);
+  writer.put(uint8_t(mine.role));
+  writer.put(mine.bytesSent);
+  writer.put(mine.bytesReceived);
+  writer.put(mine.computeTime);
+  writer.put(mine.commTime);
+  writer.put(mine.updatesApplied);
+  writer.put(uint64_t(mine.stalenessHistogram.size()));
+  for (const auto& [staleness, count] : mine.stalenessHistogram) {
+    writer.put(staleness);
+    writer.put(count);
+  }
+  std::vector<RankTotals> all;
+  for (const ByteBuffer& theirs : allgatherBytes(world, bytes, CollectiveOptions{tag})) {
+    ByteReader reader(theirs);
+    RankTotals t;
+    const auto role = reader.get<uint8_t>("role");
+    TETRAD_CHECK(role <= uint8_t(RankRole::kWorkerAndServer), ProtocolError,
+                 "run totals: unknown role {}", role);
+    t.role = RankRole(role);
+    t.bytesSent = reader.get<uint64_t>("bytes sent");
+    t.bytesReceived = reader.get<uint64_t>("bytes received");
+    t.computeTime = reader.get<double>("compute time");
+    t.commTime = reader.get<double>("communication time");
+    t.updatesApplied = reader.get<int64_t>("updates applied");
+    const auto entries = reader.get<uint64_t>("histogram size");
+    for (uint64_t i = 0; i < entries; ++i) {
+      const auto staleness = reader.get<int64_t>("staleness");
+      t.stalenessHistogram[staleness] = reader.get<int64_t>("count");
+    }
+    reader.expectEnd("run totals");
+    all.push_back(std::move(t));
+  }
+  return all;
+}
+
+}  // namespace tetrad::train

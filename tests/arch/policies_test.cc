@@ -1,0 +1,164 @@
+// Sync policies, schedulers and the parameter server's partition plan: pure
+// functions and registries.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <random>
+
+#include "tetrad/arch/ps/partition_plan.h"
+#include "tetrad/arch/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/sched/registry.h"
+#include "tetrad/sync/registry.h"
+
+namespace tetrad {
+namespace {
+
+template <typename Fn>
+std::string errorOf(Fn&& fn) {
+  try {
+    fn();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(no InvalidArgument)";
+}
+
+TEST(SyncPolicies, ParseAndSchedule) {
+  SyncPolicyPtr bsp = makeSyncPolicy("bsp");
+  EXPECT_EQ(bsp->mode(), SyncMode::kCollective);
+  EXPECT_TRUE(bsp->at(0).reduceGradients);
+  EXPECT_FALSE(bsp->at(7).averageModels);
+
+  SyncPolicyPtr local = makeSyncPolicy("local:4");
+  for (int64_t i = 0; i < 12; ++i) {
+    EXPECT_FALSE(local->at(i).reduceGradients) << i;
+    EXPECT_EQ(local->at(i).averageModels, (i + 1) % 4 == 0) << i;
+  }
+  SyncPolicyPtr ssp = makeSyncPolicy("ssp:3");
+  EXPECT_EQ(ssp->mode(), SyncMode::kPushPull);
+  EXPECT_EQ(ssp->stalenessBound(), 3);
+  EXPECT_EQ(makeSyncPolicy("asp")->stalenessBound(), kUnboundedStaleness);
+  EXPECT_EQ(makeSyncPolicy("ssp:0")->spec(), "ssp:0");
+}
+
+TEST(SyncPolicies, PostLocalSwitchesExactlyAtT) {
+  SyncPolicyPtr policy = makeSyncPolicy("post-local:5:3");
+  for (int64_t i = 0; i < 5; ++i) {
+    EXPECT_TRUE(policy->at(i).reduceGradients) << i;
+    EXPECT_FALSE(policy->at(i).averageModels) << i;
+  }
+  // Local from iteration 5: averages after iterations 7, 10, 13.
+  for (int64_t i = 5; i < 14; ++i) {
+    EXPECT_FALSE(policy->at(i).reduceGradients) << i;
+    EXPECT_EQ(policy->at(i).averageModels, i == 7 || i == 10 || i == 13) << i;
+  }
+  // In epochs: 2 epochs of 50 steps.
+  SyncPolicyPtr epochs = makeSyncPolicy("post-local:2ep:4", {50});
+  EXPECT_TRUE(epochs->at(99).reduceGradients);
+  EXPECT_FALSE(epochs->at(100).reduceGradients);
+  EXPECT_TRUE(epochs->at(103).averageModels);
+}
+
+TEST(SyncPolicies, BadSpecsNameTheRule) {
+  EXPECT_NE(errorOf([] { makeSyncPolicy("ssp:-1"); }).find("staleness bound S"), std::string::npos);
+  EXPECT_NE(errorOf([] { makeSyncPolicy("local:0"); }).find("period H"), std::string::npos);
+  EXPECT_NE(errorOf([] { makeSyncPolicy("post-local:x:4"); }).find("switch point"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { makeSyncPolicy("post-local:4"); }).find("takes 2"), std::string::npos);
+  EXPECT_NE(errorOf([] { makeSyncPolicy("asp:2"); }).find("'asp:2'"), std::string::npos);
+  EXPECT_NE(errorOf([] { makeSyncPolicy("hogwild"); }).find("known: bsp, ssp:2, asp"),
+            std::string::npos);
+}
+
+TEST(Architectures, ShapesAndRules) {
+  EXPECT_EQ(describeArch("allreduce").canonical, "allreduce:ring");
+  EXPECT_EQ(describeArch("allreduce:rd").canonical, "allreduce:rd");
+  ArchShape ps = describeArch("ps");
+  EXPECT_EQ(ps.shards, 1);
+  EXPECT_EQ(ps.serverRanks, 1);
+  ArchShape two = describeArch("ps:2");
+  EXPECT_EQ(two.serverRanks, 2);
+  EXPECT_FALSE(two.colocated);
+  ArchShape colocated = describeArch("ps:colocated");
+  EXPECT_TRUE(colocated.colocated);
+  EXPECT_EQ(colocated.shards, 0);  // one per worker
+  EXPECT_EQ(colocated.serverRanks, 0);
+  EXPECT_EQ(describeArch("ps:3:colocated").shards, 3);
+  EXPECT_NE(errorOf([] { describeArch("ps:0"); }).find("shard count K"), std::string::npos);
+  EXPECT_NE(errorOf([] { describeArch("ps:2:nearby"); }).find("nearby"), std::string::npos);
+  EXPECT_NE(errorOf([] { describeArch("mesh"); }).find("known: allreduce:ring, ps:2"),
+            std::string::npos);
+  EXPECT_THROW(describeArch("gossip:ring"), Unsupported);
+}
+
+TEST(Schedulers, NoneFusesInParameterOrder) {
+  SchedulerPtr none = makeScheduler("none");
+  std::vector<ParameterSlot> slots = {{"a", 10, {10}}, {"b", 20, {4, 5}}, {"c", 5, {5}}};
+  auto buckets = none->plan(slots, 120);  // 30 floats
+  ASSERT_EQ(buckets.size(), 2u);
+  EXPECT_EQ(buckets[0].count, 30u);
+  EXPECT_EQ(buckets[1].offset, 30u);
+  EXPECT_EQ(buckets[1].shape, (std::vector<int64_t>{5}));
+  EXPECT_THROW(makeScheduler("wfbp"), Unsupported);
+  EXPECT_NE(errorOf([] { makeScheduler("eager"); }).find("known: none"), std::string::npos);
+}
+
+TEST(PartitionPlan, EveryElementOnceAndShardsBalanced) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<ParameterSlot> slots;
+    const int count = 1 + int(rng() % 12);
+    for (int t = 0; t < count; ++t) slots.push_back({"t", 1 + rng() % 5000, {}});
+    // Buckets of 1 to 3 whole tensors.
+    std::vector<BucketRange> buckets;
+    size_t offset = 0;
+    for (size_t t = 0; t < slots.size();) {
+      const size_t take = std::min<size_t>(1 + rng() % 3, slots.size() - t);
+      BucketRange bucket{offset, 0, {}, ""};
+      for (size_t i = 0; i < take; ++i) bucket.count += slots[t + i].count;
+      offset += bucket.count;
+      buckets.push_back(bucket);
+      t += take;
+    }
+    const uint64_t partitionBytes = 4 * (1 + rng() % 1500);
+    size_t partitions = 0;
+    for (const ParameterSlot& s : slots) {
+      partitions += (s.count * 4 + partitionBytes - 1) / partitionBytes;
+    }
+    const int shards = 1 + int(rng() % std::min<size_t>(partitions, 9));
+    PartitionPlan plan = planPartitions(slots, buckets, partitionBytes, shards);
+    std::vector<int> covered(offset, 0);
+    size_t largest = 0;
+    for (const Partition& p : plan.partitions) {
+      EXPECT_LE(p.count * 4, partitionBytes);
+      EXPECT_GE(p.offset, buckets[p.bucket].offset);
+      EXPECT_LE(p.offset + p.count, buckets[p.bucket].offset + buckets[p.bucket].count);
+      for (size_t i = p.offset; i < p.offset + p.count; ++i) ++covered[i];
+      largest = std::max(largest, p.count * 4);
+    }
+    for (size_t i = 0; i < offset; ++i) ASSERT_EQ(covered[i], 1) << "element " << i;
+    ASSERT_EQ(plan.shardBytes.size(), size_t(shards));
+    const auto [low, high] = std::minmax_element(plan.shardBytes.begin(), plan.shardBytes.end());
+    EXPECT_LE(*high - *low, largest) << "trial " << trial;
+    size_t listed = 0;
+    for (const auto& ids : plan.perShard) listed += ids.size();
+    EXPECT_EQ(listed, plan.partitions.size());
+  }
+}
+
+TEST(PartitionPlan, MoreShardsThanPartitionsIsAnError) {
+  std::vector<ParameterSlot> slots = {{"a", 60, {}}, {"b", 40, {}}, {"c", 100, {}}};
+  std::vector<BucketRange> buckets = {{0, 100, {}, ""}, {100, 100, {}, ""}};
+  EXPECT_NE(errorOf([&] {
+              planPartitions(slots, buckets, 4 << 20, 4);
+            }).find("4 shards but the model has only 3 partitions"),
+            std::string::npos);
+  // A tensor per partition, large tensors split: 60 -> 3 x 20... of at most 25 floats.
+  PartitionPlan plan = planPartitions(slots, buckets, 100, 3);
+  EXPECT_EQ(plan.partitions.size(), 3u + 2u + 4u);
+  EXPECT_EQ(plan.perBucket[0].size(), 5u);
+}
+
+}  // namespace
+}  // namespace tetrad
