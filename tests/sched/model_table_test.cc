@@ -49,9 +49,12 @@ TEST(SchedTable, DocumentedTable) {
     const Workload workload = makeWorkload(layers, compute);
     const std::vector<PolicyPredictions> rows = predictPolicies(workload, policies, clusters);
     ASSERT_EQ(rows.size(), policies.size());
+    double forward = 0;
+    for (double f : workload.layerForwardSeconds) forward += f;
     std::cout << "\n"
               << model << " (" << parameterCount(layers) << " parameters, " << workload.slots.size()
-              << " tensors)\n"
+              << " tensors, F = " << forward * 1e3
+              << " ms, B = " << backwardSeconds(workload.slots) * 1e3 << " ms)\n"
               << formatPredictionTable(workload, rows, clusters);
     const PolicyPredictions* optimal = nullptr;
     for (const PolicyPredictions& row : rows) {
