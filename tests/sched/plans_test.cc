@@ -23,8 +23,8 @@ constexpr uint64_t kMiB = uint64_t{1} << 20;
 TEST(Plans, EveryPlanCoversEverySlotOnceInReadyOrder) {
   std::mt19937_64 rng(7);
   const std::vector<std::string> specs = {
-      "none",   "wfbp",           "fusion",   "fusion:64KB", "fusion:1MB:4KB",
-      "mgwfbp", "mgwfbp:optimal", "priority", "priority:4096",  "priority:100KB"};
+      "none",   "wfbp",           "fusion",   "fusion:64KB",   "fusion:1MB:4KB",
+      "mgwfbp", "mgwfbp:optimal", "priority", "priority:4096", "priority:100KB"};
   for (int instance = 0; instance < 100; ++instance) {
     std::uniform_int_distribution<size_t> count(1, 40);
     const std::vector<TensorSlot> slots = randomSlots(rng, count(rng), 3 * kMiB, 2e-3);
@@ -61,6 +61,14 @@ TEST(Plans, CheckPlanRefusesGapsOverlapsAndWrongBytes) {
   EXPECT_THROW(checkSlots(std::vector<TensorSlot>{{6, 0, 0}}), InvalidArgument);
   EXPECT_THROW(checkSlots(std::vector<TensorSlot>{{4, -1, 0}}), InvalidArgument);
   EXPECT_THROW(checkSlots(std::vector<TensorSlot>{}), InvalidArgument);
+}
+
+TEST(Plans, BucketOfSlotMapsEverySlotToItsBucket) {
+  std::vector<TensorSlot> slots;
+  for (uint64_t kib : {300, 500, 400, 2000, 100}) slots.push_back({kib * 1024, 0, 0});
+  const SchedulePlan plan = fusionPlan(slots, kMiB, 512 * 1024);  // {0} {1,2} {3} {4}
+  EXPECT_EQ(bucketOfSlot(slots, plan), (std::vector<size_t>{0, 1, 1, 2, 3}));
+  EXPECT_THROW(bucketOfSlot(slots, partitionPlan(slots, kMiB)), InvalidArgument);
 }
 
 TEST(Wfbp, OneBucketPerTensorInReadyOrder) {

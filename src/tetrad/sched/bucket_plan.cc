@@ -84,6 +84,17 @@ void checkPlan(std::span<const TensorSlot> slots, const SchedulePlan& plan) {
   }
 }
 
+std::vector<size_t> bucketOfSlot(std::span<const TensorSlot> slots, const SchedulePlan& plan) {
+  checkPlan(slots, plan);
+  TETRAD_CHECK(plan.order == SendOrder::kPlanOrder, InvalidArgument,
+               "plan '{}' is not a whole-tensor plan", plan.name);
+  std::vector<size_t> bucket(slots.size());
+  for (size_t b = 0; b < plan.buckets.size(); ++b) {
+    for (size_t i = 0; i < plan.buckets[b].count; ++i) bucket[plan.buckets[b].first + i] = b;
+  }
+  return bucket;
+}
+
 uint64_t slotBytes(std::span<const TensorSlot> slots, size_t first, size_t count) {
   uint64_t bytes = 0;
   for (size_t i = first; i < first + count && i < slots.size(); ++i) bytes += slots[i].bytes;

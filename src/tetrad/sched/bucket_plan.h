@@ -11,7 +11,7 @@
 // A plan says what goes on the wire. Whole-tensor plans (none, wfbp, fusion,
 // mgwfbp) are a list of Buckets, each a run of consecutive ready-order slots,
 // sent one at a time in list order, each once its last slot is ready.
-// Partitioned plans (priority) are a list of Chunks, pieces of at most a few
+// Partitioned plans (priority) are a list of Chunks, pieces of at most PART
 // bytes of one slot, sent in an order decided at run time: among the chunks
 // that are ready, the one of the front-most layer first (priority.h).
 //
@@ -65,7 +65,7 @@ struct MessageTiming {
 };
 
 struct SchedulePlan {
-  std::string name;  // the spec it came from, e.g. "fusion:26214400"
+  std::string name;  // the spec as given to parseSchedulePlanSpec, e.g. "fusion:4MB"
   SendOrder order = SendOrder::kPlanOrder;
   std::vector<Bucket> buckets;  // kPlanOrder
   std::vector<Chunk> chunks;    // kFrontLayerFirst, listed in ready order
@@ -88,6 +88,11 @@ void checkSlots(std::span<const TensorSlot> slots);
 // their slots; chunks are non-empty, float-aligned, contiguous within a slot
 // and carry their slot's layer.
 void checkPlan(std::span<const TensorSlot> slots, const SchedulePlan& plan);
+
+// For a whole-tensor plan, the index of the bucket holding each slot (what
+// a run-time scheduler needs to count a bucket's ready slots). Throws
+// InvalidArgument unless the plan is a valid whole-tensor plan of `slots`.
+std::vector<size_t> bucketOfSlot(std::span<const TensorSlot> slots, const SchedulePlan& plan);
 
 // The bytes of slots [first, first + count).
 uint64_t slotBytes(std::span<const TensorSlot> slots, size_t first, size_t count);

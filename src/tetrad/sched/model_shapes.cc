@@ -8,20 +8,19 @@
 namespace tetrad::sched {
 namespace {
 
-using u64 = uint64_t;
-
-LayerShape linear(std::string name, u64 in, u64 out) {
+LayerShape linear(std::string name, uint64_t in, uint64_t out) {
   return {std::move(name), {in * out, out}, 2.0 * double(in) * double(out)};
 }
 
 // A k×k convolution producing an h×w map.
-LayerShape conv(std::string name, u64 in, u64 out, u64 k, u64 h, u64 w, bool bias) {
+LayerShape conv(std::string name, uint64_t in, uint64_t out, uint64_t k, uint64_t h, uint64_t w,
+                bool bias) {
   LayerShape layer{std::move(name), {out * in * k * k}, 2.0 * double(in * out * k * k * h * w)};
   if (bias) layer.tensorElements.push_back(out);
   return layer;
 }
 
-LayerShape batchNorm(std::string name, u64 channels, u64 h, u64 w) {
+LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w) {
   return {std::move(name), {channels, channels}, 4.0 * double(channels * h * w)};
 }
 
@@ -36,14 +35,14 @@ std::vector<LayerShape> cnn() {
 
 std::vector<LayerShape> resnet20() {
   std::vector<LayerShape> layers;
-  u64 h = 32, w = 32;
+  uint64_t h = 32, w = 32;
   layers.push_back(conv("conv", 3, 16, 3, h, w, false));
   layers.push_back(batchNorm("bn", 16, h, w));
-  u64 in = 16;
+  uint64_t in = 16;
   for (int stage = 0; stage < 3; ++stage) {
-    const u64 out = u64{16} << stage;
+    const uint64_t out = uint64_t{16} << stage;
     for (int b = 0; b < 3; ++b) {
-      const u64 stride = (stage > 0 && b == 0) ? 2 : 1;
+      const uint64_t stride = (stage > 0 && b == 0) ? 2 : 1;
       h = (h - 1) / stride + 1;
       w = (w - 1) / stride + 1;
       const std::string block = fmt::format("stage{}_block{}.", stage + 1, b + 1);
