@@ -1,0 +1,109 @@
+// Layer tables of tetrad's models and their slots (model_shapes.h).
+#include "tetrad/sched/model_shapes.h"
+
+#include <cmath>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::sched {
+namespace {
+
+LayerShape linear(std::string name, uint64_t in, uint64_t out) {
+  return {std::move(name), {in * out, out}, 2.0 * double(in) * double(out)};
+}
+
+// A k×k convolution producing an h×w map.
+LayerShape conv(std::string name, uint64_t in, uint64_t out, uint64_t k, uint64_t h, uint64_t w,
+                bool bias) {
+  LayerShape layer{std::move(name), {out * in * k * k}, 2.0 * double(in * out * k * k * h * w)};
+  if (bias) layer.tensorElements.push_back(out);
+  return layer;
+}
+
+LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w) {
+  return {std::move(name), {channels, channels}, 4.0 * double(channels * h * w)};
+}
+
+std::vector<LayerShape> mlp() {
+  return {linear("fc1", 784, 256), linear("fc2", 256, 128), linear("fc3", 128, 10)};
+}
+
+std::vector<LayerShape> cnn() {
+  return {conv("conv1", 1, 32, 5, 28, 28, true), conv("conv2", 32, 64, 5, 14, 14, true),
+          linear("fc1", 64 * 7 * 7, 512), linear("fc2", 512, 10)};
+}
+
+std::vector<LayerShape> resnet20() {
+  std::vector<LayerShape> layers;
+  uint64_t h = 32, w = 32;
+  layers.push_back(conv("conv", 3, 16, 3, h, w, false));
+  layers.push_back(batchNorm("bn", 16, h, w));
+  uint64_t in = 16;
+  for (int stage = 0; stage < 3; ++stage) {
+    const uint64_t out = uint64_t{16} << stage;
+    for (int b = 0; b < 3; ++b) {
+      const uint64_t stride = (stage > 0 && b == 0) ? 2 : 1;
+      h = (h - 1) / stride + 1;
+      w = (w - 1) / stride + 1;
+      const std::string block = fmt::format("stage{}_block{}.", stage + 1, b + 1);
+      layers.push_back(conv(block + "conv1", in, out, 3, h, w, false));
+      layers.push_back(batchNorm(block + "bn1", out, h, w));
+      layers.push_back(conv(block + "conv2", out, out, 3, h, w, false));
+      layers.push_back(batchNorm(block + "bn2", out, h, w));
+      if (stride != 1 || in != out) {
+        layers.push_back(conv(block + "shortcut.conv", in, out, 1, h, w, false));
+        layers.push_back(batchNorm(block + "shortcut.bn", out, h, w));
+      }
+      in = out;
+    }
+  }
+  layers.push_back(linear("fc", 64, 10));
+  return layers;
+}
+
+}  // namespace
+
+std::vector<LayerShape> modelLayers(std::string_view model) {
+  if (model == "mlp") return mlp();
+  if (model == "cnn") return cnn();
+  if (model == "resnet20") return resnet20();
+  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn or resnet20)", model);
+}
+
+uint64_t parameterCount(std::span<const LayerShape> layers) {
+  uint64_t count = 0;
+  for (const LayerShape& layer : layers) {
+    for (uint64_t elements : layer.tensorElements) count += elements;
+  }
+  return count;
+}
+
+Workload makeWorkload(std::span<const LayerShape> layers, const ComputeAssumption& compute) {
+  TETRAD_CHECK(std::isfinite(compute.flopsPerSecond) && compute.flopsPerSecond > 0 &&
+                   compute.batch > 0 && std::isfinite(compute.backwardFactor) &&
+                   compute.backwardFactor > 0,
+               InvalidArgument,
+               "compute assumption: need speed > 0, batch > 0 and backward factor > 0, got "
+               "{} FLOP/s, batch {}, factor {}",
+               compute.flopsPerSecond, compute.batch, compute.backwardFactor);
+  Workload workload;
+  for (const LayerShape& layer : layers) {
+    TETRAD_CHECK(!layer.tensorElements.empty(), InvalidArgument,
+                 "model layer '{}' has no parameter tensors", layer.name);
+    workload.layerForwardSeconds.push_back(layer.forwardFlops * compute.batch /
+                                           compute.flopsPerSecond);
+  }
+  for (size_t l = layers.size(); l-- > 0;) {
+    const std::vector<uint64_t>& tensors = layers[l].tensorElements;
+    for (size_t t = tensors.size(); t-- > 0;) {
+      const bool first = t + 1 == tensors.size();
+      workload.slots.push_back(
+          {tensors[t] * sizeof(float),
+           first ? compute.backwardFactor * workload.layerForwardSeconds[l] : 0.0,
+           static_cast<int>(l)});
+    }
+  }
+  return workload;
+}
+
+}  // namespace tetrad::sched

@@ -1,0 +1,61 @@
+// Model shapes for the scheduling cost model: the parameter tensors and
+// forward FLOPs of tetrad's models, layer by layer, without LibTorch, and the
+// TensorSlots they give under an assumed compute speed.
+//
+// The tables mirror train/models.cc (same layers, same registration order):
+//   mlp       Fashion-MNIST 1×28×28: 784→256→128→10          (235,146 params)
+//   cnn       Fashion-MNIST 1×28×28: conv5×5 32, conv5×5 64, fc 512, fc 10
+//                                                             (1,663,370 params)
+//   resnet20  CIFAR-10 3×32×32: He et al.'s 20-layer ResNet with BatchNorm
+//                                                             (272,474 params)
+// Forward FLOPs per sample count multiply-adds as 2 FLOPs for convolutions
+// and linear layers (as train/models.cc does) and 4 per output element for
+// BatchNorm; activations and pooling are left out.
+//
+// makeWorkload() turns a table into slots in backward-ready order: layers
+// from the last to the first, and inside a layer its tensors in reverse
+// registration order (bias before weight), which is the order PyTorch DDP
+// assumes. A layer's backward time (backwardFactor × its forward time) is
+// charged to its first ready slot; its other slots follow at no extra time,
+// as autograd produces a layer's weight and bias gradients together.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tetrad/sched/bucket_plan.h"
+
+namespace tetrad::sched {
+
+struct LayerShape {
+  std::string name;                      // "conv1", "stage2_block1.shortcut.bn"
+  std::vector<uint64_t> tensorElements;  // parameter tensors, in registration order
+  double forwardFlops = 0;               // per sample
+};
+
+// "mlp", "cnn" or "resnet20"; throws InvalidArgument naming the known models.
+std::vector<LayerShape> modelLayers(std::string_view model);
+
+uint64_t parameterCount(std::span<const LayerShape> layers);
+
+struct ComputeAssumption {
+  double flopsPerSecond = 100e9;  // sustained, forward and backward alike
+  int batch = 32;                 // samples per worker and iteration
+  double backwardFactor = 2;      // backward FLOPs / forward FLOPs
+};
+
+struct Workload {
+  std::vector<TensorSlot> slots;            // backward-ready order
+  std::vector<double> layerForwardSeconds;  // per forward layer
+};
+
+// Throws InvalidArgument on a non-positive speed, batch or factor, or a
+// layer without tensors.
+Workload makeWorkload(std::span<const LayerShape> layers, const ComputeAssumption& compute);
+
+}  // namespace tetrad::sched
