@@ -194,6 +194,9 @@ TEST(GossipTopology, BadSpecsGiveOneLineErrors) {
        "invalid topology 'mesh': unknown topology 'mesh' (known: ring, torus:RxC, exp, "
        "exp:one-peer, complete, random:D[:SEED], file:PATH)"},
       {"ring", 0, "invalid topology 'ring': needs at least one worker, got 0"},
+      {"complete", 5000,
+       "invalid topology 'complete': a complete graph on 5000 workers is too large (at most 4096: "
+       "the adjacency holds n(n-1) ranks)"},
       {"file:" + malformed, 3,
        "invalid topology 'file:" + malformed + "': " + malformed +
            ":4: expected \"i j\", got '1 2 3'"},

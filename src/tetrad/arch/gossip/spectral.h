@@ -53,8 +53,8 @@ struct DenseMatrix {
 DenseMatrix mixingMatrix(const Topology& topology, int64_t step);
 
 // Eigenvalues of the symmetric matrix `a`, ascending, by cyclic Jacobi
-// (sweeps until the off-diagonal mass is below 1e-15 of the whole, at most
-// 100). Throws InvalidArgument if `a` is not symmetric (|a_ij - a_ji| >
+// (sweeps until the off-diagonal Frobenius norm is below 1e-15 of the
+// whole, at most 100). Throws InvalidArgument if `a` is not symmetric (|a_ij - a_ji| >
 // 1e-12) and Unsupported above kJacobiMaxSize·4 rows (too slow).
 std::vector<double> symmetricEigenvalues(DenseMatrix a);
 

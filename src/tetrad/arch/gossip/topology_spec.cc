@@ -155,6 +155,12 @@ Topology parseTopology(std::string_view spec, int workers, uint64_t seed) {
     }
     if (name == "complete") {
       noArgument();
+      if (n > kMaxCompleteSize) {
+        fail(
+            fmt::format("a complete graph on {} workers is too large (at most {}: the "
+                        "adjacency holds n(n-1) ranks)",
+                        n, kMaxCompleteSize));
+      }
       return Topology(text, {Graph::fromEdges(n, completeEdges(n))});
     }
     if (name == "exp" && !hasArg) return Topology(text, {Graph::fromEdges(n, expEdges(n))});

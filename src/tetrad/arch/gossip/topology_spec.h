@@ -17,7 +17,7 @@
 //                  steps every rank holds the exact average. Other n:
 //                  InvalidArgument (a one-peer schedule at distance 2^k is a
 //                  perfect matching only for powers of two).
-//   complete       every pair.
+//   complete       every pair (at most kMaxCompleteSize workers).
 //   random:D[:SEED] connected random D-regular graph (random_regular.h),
 //                  seeded by SEED or else by `seed`; needs 2 <= D < n
 //                  (D = 1 only for n = 2) and n·D even.
@@ -42,6 +42,9 @@
 #include "tetrad/arch/gossip/topology.h"
 
 namespace tetrad {
+
+// The largest world a `complete` topology is built for (n(n-1) ints).
+constexpr int kMaxCompleteSize = 4096;
 
 Topology parseTopology(std::string_view spec, int workers, uint64_t seed = 1);
 
