@@ -11,15 +11,11 @@
 #include "command.h"
 #include "tetrad/train/trainer.h"
 #include "tetrad/transport/launcher.h"
+#include "train_options.h"
 
 namespace tetrad::app {
-namespace {
 
-void addTrainCommand(CommandGroups& groups) {
-  auto config = std::make_shared<train::TrainConfig>();
-  CLI::App* cmd = groups.root->add_subcommand(
-      "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
-  train::TrainConfig& c = *config;
+void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--sync", c.sync, "When workers exchange: bsp (ssp, asp, local: planned)")
       ->capture_default_str();
   cmd->add_option("--arch", c.arch,
@@ -85,6 +81,15 @@ void addTrainCommand(CommandGroups& groups) {
   cmd->add_option("--out", c.out, "Run folder (default runs/<name>)");
   cmd->add_option("--name", c.name, "Run name (default model-data-Nw-algo-compress-time)");
   cmd->add_flag("--quiet", c.quiet, "No progress line");
+}
+
+namespace {
+
+void addTrainCommand(CommandGroups& groups) {
+  auto config = std::make_shared<train::TrainConfig>();
+  CLI::App* cmd = groups.root->add_subcommand(
+      "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
+  addTrainOptions(cmd, *config);
   cmd->callback([config] {
     train::TrainSummary summary = train::runTraining(*config);
     if (isOutputProcess()) {
