@@ -26,8 +26,19 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
 
-run: build
-	./$(BUILD_DIR)/tetrad $(if $(RUN_ARGS),$(RUN_ARGS),$(DEFAULT_JOB))
+# Without RUN_ARGS: the quick sweep (configs/quick.toml) and its report; with
+# RUN_ARGS: `tetrad RUN_ARGS`. Only the tetrad binary is built here, its log
+# kept in $(BUILD_DIR)/build.log (the tail is printed when it fails).
+run: configure
+	@echo "make run: building $(BUILD_DIR)/tetrad (log: $(BUILD_DIR)/build.log)"
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target tetrad > $(BUILD_DIR)/build.log 2>&1 || \
+	  (tail -n 40 $(BUILD_DIR)/build.log; echo "make run: build failed, full log in $(BUILD_DIR)/build.log"; exit 1)
+ifeq ($(strip $(RUN_ARGS)),)
+	./$(BUILD_DIR)/tetrad run configs/quick.toml --jobs $(JOBS)
+	./$(BUILD_DIR)/tetrad report runs/quick
+else
+	./$(BUILD_DIR)/tetrad $(RUN_ARGS)
+endif
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 900

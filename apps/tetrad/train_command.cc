@@ -15,15 +15,11 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
 #include "tetrad/transport/launcher.h"
+#include "train_options.h"
 
 namespace tetrad::app {
-namespace {
 
-void addTrainCommand(CommandGroups& groups) {
-  auto config = std::make_shared<train::TrainConfig>();
-  CLI::App* cmd = groups.root->add_subcommand(
-      "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
-  train::TrainConfig& c = *config;
+void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   // The lists come from the registries' tables (docs/sync.md has the rules).
   cmd->add_option("--sync", c.sync, "When workers exchange: " + knownSyncPolicies())
       ->capture_default_str();
@@ -98,6 +94,15 @@ void addTrainCommand(CommandGroups& groups) {
   cmd->add_option("--out", c.out, "Run folder (default runs/<name>)");
   cmd->add_option("--name", c.name, "Run name (default model-data-Nw-algo-compress-time)");
   cmd->add_flag("--quiet", c.quiet, "No progress line");
+}
+
+namespace {
+
+void addTrainCommand(CommandGroups& groups) {
+  auto config = std::make_shared<train::TrainConfig>();
+  CLI::App* cmd = groups.root->add_subcommand(
+      "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
+  addTrainOptions(cmd, *config);
   cmd->callback([config] {
     train::TrainSummary summary = train::runTraining(*config);
     if (isOutputProcess()) {

@@ -1,0 +1,109 @@
+#include "tetrad/experiment/run_groups.h"
+
+#include <cmath>
+#include <map>
+
+namespace tetrad::experiment {
+namespace {
+
+// Mean of the values that are not NaN (NaN when none is).
+double meanOf(const std::vector<double>& values) {
+  double sum = 0;
+  int count = 0;
+  for (double v : values) {
+    if (std::isnan(v)) continue;
+    sum += v;
+    ++count;
+  }
+  return count > 0 ? sum / count : kMissing;
+}
+
+double sampleStd(const std::vector<double>& values) {
+  if (values.size() < 2) return kMissing;
+  const double mean = meanOf(values);
+  double sum = 0;
+  for (double v : values) sum += (v - mean) * (v - mean);
+  return std::sqrt(sum / double(values.size() - 1));
+}
+
+double perIter(double value, int64_t iterations) {
+  return iterations > 0 ? value / double(iterations) : kMissing;
+}
+
+MethodRow summarise(const std::vector<const RunRecord*>& runs) {
+  const RunRecord& first = *runs.front();
+  MethodRow row;
+  row.method = first.method;
+  row.sync = first.sync;
+  row.arch = first.arch;
+  row.compress = first.compress;
+  row.sched = first.sched;
+  row.seeds = int(runs.size());
+  row.curveFolder = first.folder;
+  row.targetAccuracy = first.targetAccuracy;
+  std::vector<double> accuracy, toTarget, train, timeIter, bytes, compute, comm, throughput;
+  for (const RunRecord* r : runs) {
+    accuracy.push_back(r->finalAccuracy);
+    if (!std::isnan(r->timeToTarget)) {
+      toTarget.push_back(r->timeToTarget);
+      ++row.reachedTarget;
+    }
+    train.push_back(r->trainTime);
+    timeIter.push_back(perIter(r->trainTime, r->iterations));
+    bytes.push_back(r->bytesPerWorkerIter);
+    compute.push_back(perIter(r->computeTime, r->iterations));
+    comm.push_back(perIter(r->commTime, r->iterations));
+    throughput.push_back(r->throughput);
+  }
+  row.accuracyMean = meanOf(accuracy);
+  row.accuracyStd = sampleStd(accuracy);
+  row.timeToTarget = meanOf(toTarget);
+  row.trainTime = meanOf(train);
+  row.timePerIter = meanOf(timeIter);
+  row.bytesPerWorkerIter = meanOf(bytes);
+  row.computePerIter = meanOf(compute);
+  row.commPerIter = meanOf(comm);
+  row.throughput = meanOf(throughput);
+  return row;
+}
+
+}  // namespace
+
+bool isBaselinePoint(const std::string& sync, const std::string& arch, const std::string& compress,
+                     const std::string& sched) {
+  return sync == "bsp" && arch.starts_with("allreduce") && compress == "none" && sched == "none";
+}
+
+std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
+  // records come sorted by cluster, method, seed (readRunFolders); keep
+  // first-seen order of clusters and of methods within each.
+  std::vector<ClusterGroup> groups;
+  std::vector<std::vector<std::vector<const RunRecord*>>> runs;  // [cluster][method][seed]
+  std::map<std::string, size_t> clusterIndex;
+  std::vector<std::map<std::string, size_t>> methodIndex;
+  for (const RunRecord& r : records) {
+    if (r.status != "ok") continue;
+    auto [c, newCluster] = clusterIndex.emplace(r.cluster, groups.size());
+    if (newCluster) {
+      groups.push_back(ClusterGroup{r.cluster, r.clusterSpec, r.workers, {}, -1});
+      runs.emplace_back();
+      methodIndex.emplace_back();
+    }
+    auto [m, newMethod] = methodIndex[c->second].emplace(r.method, runs[c->second].size());
+    if (newMethod) runs[c->second].emplace_back();
+    runs[c->second][m->second].push_back(&r);
+  }
+  for (size_t c = 0; c < groups.size(); ++c) {
+    for (const auto& methodRuns : runs[c]) {
+      MethodRow row = summarise(methodRuns);
+      if (groups[c].baseline < 0 && isBaselinePoint(row.sync, row.arch, row.compress, row.sched)) {
+        row.isBaseline = true;
+        groups[c].baseline = int(groups[c].rows.size());
+      }
+      groups[c].rows.push_back(std::move(row));
+    }
+  }
+  return groups;
+}
+
+}  // namespace tetrad::experiment

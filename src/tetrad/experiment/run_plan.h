@@ -1,0 +1,64 @@
+// RunPlan: one run of a sweep — a method on a cluster with one seed — as the
+// canonical list of `tetrad train` arguments it resolves to.
+//
+// planRuns() expands a SweepSpec into methods × clusters × seeds (in that
+// nesting: for each cluster, each method, each seed). A run's arguments take
+// every setting key in the canonical order of setting_keys.h, each from the
+// most specific table that sets it (method, then cluster, then [workload]);
+// keys nobody sets are left to `tetrad train`'s defaults. The hash of that
+// list (run_hash.h) keys the run folder "<method>-<cluster>-s<seed>-<hash8>".
+// Launch details that do not change the result (the run folder, mpirun's own
+// arguments) are not hashed.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tetrad/experiment/sweep_spec.h"
+
+namespace tetrad::experiment {
+
+// One setting as train arguments: {"--lr", "0.1"}, {"--sim-cfg", "a",
+// "--sim-cfg", "b"}, or the raw tokens of `args`.
+struct TrainArgument {
+  std::string key;  // setting key, e.g. "lr"
+  std::vector<std::string> tokens;
+  SourceRef where;
+  std::string table;  // "[workload]", "[[method]] 'fp16'", ...
+};
+
+struct RunPlan {
+  std::string methodLabel;
+  std::string clusterLabel;
+  int methodIndex = 0;   // position in the sweep file
+  int clusterIndex = 0;  // position in the sweep file
+  uint64_t seed = 1;
+  bool mpi = false;
+  int workers = 0;  // 0: fixed by the simulated cluster spec or train's default
+  std::vector<std::string> mpirunArgs;
+  SourceRef methodWhere;
+  std::vector<TrainArgument> arguments;  // canonical order
+  std::string hash;                      // 16 hex digits of hashArguments(trainArgs())
+  std::string name;                      // "<method>-<cluster>-s<seed>-<hash8>"
+
+  // The arguments after `tetrad train`, without --out and --name.
+  std::vector<std::string> trainArgs() const;
+};
+
+// Flattens the tokens of `arguments`.
+std::vector<std::string> flattenArguments(const std::vector<TrainArgument>& arguments);
+
+// Expands `spec`. `only`: when not empty, keep the methods and clusters
+// whose labels it lists (a list naming only methods keeps every cluster, and
+// the other way round); a label that is neither is an InvalidArgument.
+std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only = {});
+
+// The child's command line: `exe train ARGS --out FOLDER --name NAME`, under
+// `mpirun -np W [mpirun args]` for an MPI cluster.
+std::vector<std::string> childCommand(const RunPlan& run, const std::string& exe,
+                                      const std::string& folder, const std::string& mpirun);
+
+}  // namespace tetrad::experiment

@@ -1,0 +1,70 @@
+// RunRecord: what one run folder says about its run, read back from its files
+// alone — run.json (written by `tetrad run`: labels, seed, hash), config.json
+// and summary.json (written by `tetrad train`), metrics.jsonl (the curves).
+//
+// Every summary field is optional: a missing or null number reads as NaN
+// (printed "-" or left empty), so folders from older or newer trainers, and
+// runs that failed, still read. Folders without run.json (a plain `tetrad
+// train` run) get labels derived from their configuration.
+//
+// Pure functions over files; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tetrad::experiment {
+
+inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
+
+struct RunRecord {
+  std::string folder;   // path of the run folder
+  std::string name;     // its last component
+  std::string method;   // method label
+  std::string cluster;  // cluster label
+  int methodIndex = -1;
+  int clusterIndex = -1;
+  uint64_t seed = 0;
+  std::string hash;
+  std::string status;  // "ok" (summary.json), "failed" (train.log only), "not run"
+  // From config.json / summary.json.
+  std::string sync, arch, compress, sched, model, data, clusterSpec, engine;
+  int workers = 0;
+  int64_t iterations = 0;
+  int64_t globalBatch = 0;
+  double finalAccuracy = kMissing;
+  double targetAccuracy = kMissing;
+  double timeToTarget = kMissing;  // NaN: no target, or not reached (see targetAccuracy)
+  double trainTime = kMissing;     // engine clock: simulated under SimGrid
+  double wallTime = kMissing;
+  double throughput = kMissing;          // samples per second of training time
+  double bytesPerWorkerIter = kMissing;  // mean over ranks of bytes sent, per iteration
+  double computeTime = kMissing;         // mean over ranks, seconds
+  double commTime = kMissing;            // mean over ranks, seconds
+  // Optional summary fields kept verbatim (JSON text, "" when absent):
+  // staleness_histogram, bytes_sent_by_role.
+  std::string extraJson;
+};
+
+// One evaluation of the test set (metrics.jsonl, "kind": "eval").
+struct EvalPoint {
+  int64_t iteration = 0;
+  double time = 0;  // sim_time: training time on the engine clock
+  double accuracy = 0;
+  double bytesSent = 0;  // rank 0's bytes sent so far
+};
+
+// Reads the run folder `folder` (never throws for missing or malformed files;
+// they read as missing values).
+RunRecord readRunFolder(const std::string& folder);
+
+// Every sub-folder of `dir` holding run.json, config.json or summary.json,
+// ordered by cluster, method (their order in the sweep file) and seed.
+std::vector<RunRecord> readRunFolders(const std::string& dir);
+
+// The evaluations recorded in `folder`/metrics.jsonl, in file order.
+std::vector<EvalPoint> readEvalCurve(const std::string& folder);
+
+}  // namespace tetrad::experiment

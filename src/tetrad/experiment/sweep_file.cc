@@ -1,0 +1,330 @@
+#include "tetrad/experiment/sweep_file.h"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::experiment {
+namespace {
+
+// Keys that only a [[cluster]] may set (besides label, spec, mpirun_args).
+const std::set<std::string, std::less<>> kClusterOnlyKeys = {"cluster", "workers", "sim_cfg"};
+
+class SweepParser {
+ public:
+  explicit SweepParser(std::string file) : file_(std::move(file)) {}
+
+  SweepSpec parse(std::string_view text) {
+    toml::table root;
+    try {
+      root = toml::parse(text, file_);
+    } catch (const toml::parse_error& e) {
+      SourceRef where = at(e.source());
+      TETRAD_FAIL(InvalidArgument, "{}: TOML syntax error: {}", where.toString(), e.description());
+    }
+    spec_.file = file_;
+    for (auto&& [key, node] : root) {
+      const std::string name(key.str());
+      if (name == "description") {
+        spec_.description = stringValue(node, key, "top level");
+      } else if (name == "workload") {
+        parseWorkload(tableOf(node, key, "[workload]"));
+      } else if (name == "cluster" || name == "method") {
+        const toml::array& array = arrayOfTables(node, key);
+        for (const toml::node& element : array) {
+          if (name == "cluster") {
+            parseCluster(*element.as_table());
+          } else {
+            parseMethod(*element.as_table());
+          }
+        }
+      } else {
+        unknownKey(key, "the top level", "description, workload, [[cluster]], [[method]]");
+      }
+    }
+    TETRAD_CHECK(!spec_.methods.empty(), InvalidArgument,
+                 "{}: key 'method': the sweep has no [[method]] table (it needs at least one)",
+                 placeOf(root, "method").toString());
+    TETRAD_CHECK(!spec_.clusters.empty(), InvalidArgument,
+                 "{}: key 'cluster': the sweep has no [[cluster]] table (it needs at least one)",
+                 placeOf(root, "cluster").toString());
+    return std::move(spec_);
+  }
+
+ private:
+  SourceRef at(const toml::source_region& region) const {
+    return SourceRef{file_, int(region.begin.line), int(region.begin.column)};
+  }
+
+  // Where `key` sits in `root`, or the file alone.
+  SourceRef placeOf(const toml::table& root, std::string_view key) const {
+    for (auto&& [k, node] : root) {
+      if (k.str() == key) return at(k.source());
+    }
+    return SourceRef{file_, 0, 0};
+  }
+
+  [[noreturn]] void fail(const toml::key& key, std::string_view message) const {
+    TETRAD_FAIL(InvalidArgument, "{}: key '{}': {}", at(key.source()).toString(), key.str(),
+                message);
+  }
+
+  [[noreturn]] void wrongType(const toml::node& node, const toml::key& key, std::string_view table,
+                              std::string_view expected) const {
+    TETRAD_FAIL(InvalidArgument, "{}: key '{}' in {}: must be {}, not {}",
+                at(node.source()).toString(), key.str(), table, expected, typeName(node));
+  }
+
+  [[noreturn]] void unknownKey(const toml::key& key, std::string_view table,
+                               std::string_view known) const {
+    TETRAD_FAIL(InvalidArgument, "{}: unknown key '{}' in {} (known: {})",
+                at(key.source()).toString(), key.str(), table, known);
+  }
+
+  static std::string_view typeName(const toml::node& node) {
+    switch (node.type()) {
+      case toml::node_type::string:
+        return "a string";
+      case toml::node_type::integer:
+        return "an integer";
+      case toml::node_type::floating_point:
+        return "a float";
+      case toml::node_type::boolean:
+        return "a boolean";
+      case toml::node_type::array:
+        return "an array";
+      case toml::node_type::table:
+        return "a table";
+      default:
+        return "a date or time";
+    }
+  }
+
+  const toml::table& tableOf(const toml::node& node, const toml::key& key,
+                             std::string_view table) const {
+    if (!node.is_table()) wrongType(node, key, "the top level", "a table ([workload])");
+    return *node.as_table();
+  }
+
+  const toml::array& arrayOfTables(const toml::node& node, const toml::key& key) const {
+    const std::string expected = fmt::format("an array of tables ([[{}]])", key.str());
+    if (!node.is_array_of_tables() && !(node.is_array() && node.as_array()->empty())) {
+      wrongType(node, key, "the top level", expected);
+    }
+    return *node.as_array();
+  }
+
+  std::string stringValue(const toml::node& node, const toml::key& key,
+                          std::string_view table) const {
+    if (!node.is_string()) wrongType(node, key, table, "a string");
+    return node.as_string()->get();
+  }
+
+  std::vector<std::string> stringList(const toml::node& node, const toml::key& key,
+                                      std::string_view table) const {
+    if (!node.is_array()) wrongType(node, key, table, "an array of strings");
+    std::vector<std::string> values;
+    for (const toml::node& element : *node.as_array()) {
+      if (!element.is_string()) wrongType(element, key, table, "an array of strings");
+      values.push_back(element.as_string()->get());
+    }
+    return values;
+  }
+
+  // Converts a setting's value to canonical text, checking its TOML type.
+  Setting settingOf(const SettingKey& entry, const toml::node& node, const toml::key& key,
+                    const std::string& table) const {
+    Setting setting{&entry, {}, at(key.source()), table};
+    const std::string expected(describeKind(entry.kind));
+    switch (entry.kind) {
+      case ValueKind::kString:
+        setting.values = {stringValue(node, key, table)};
+        break;
+      case ValueKind::kInteger:
+        if (!node.is_integer()) wrongType(node, key, table, expected);
+        setting.values = {std::to_string(node.as_integer()->get())};
+        break;
+      case ValueKind::kNumber:
+        if (!node.is_number()) wrongType(node, key, table, expected);
+        setting.values = {canonicalNumber(node.value<double>().value())};
+        break;
+      case ValueKind::kStringOrInteger:
+        if (node.is_integer()) {
+          setting.values = {std::to_string(node.as_integer()->get())};
+        } else {
+          if (!node.is_string()) wrongType(node, key, table, expected);
+          setting.values = {node.as_string()->get()};
+        }
+        break;
+      case ValueKind::kStringList:
+      case ValueKind::kRawArguments:
+        setting.values = stringList(node, key, table);
+        break;
+    }
+    return setting;
+  }
+
+  // Adds a setting key of `table` to `settings`; `extraKeys` names the keys
+  // the table has besides settings (for the "known:" list). Returns false
+  // when `key` is not a setting key this table accepts.
+  bool addSetting(Settings& settings, const toml::key& key, const toml::node& node,
+                  const std::string& table, bool cluster) const {
+    const std::string name(key.str());
+    const SettingKey* entry = findSettingKey(name);
+    if (entry == nullptr || name == "seed") return false;
+    if (!cluster && kClusterOnlyKeys.count(name) != 0) return false;
+    settings[name] = settingOf(*entry, node, key, table);
+    return true;
+  }
+
+  std::string knownSettings(bool cluster) const {
+    std::string known;
+    for (const SettingKey& entry : settingKeys()) {
+      if (entry.key == "seed" || entry.key == "cluster") continue;
+      if (!cluster && kClusterOnlyKeys.count(entry.key) != 0) continue;
+      known += fmt::format(", {}", entry.key);
+    }
+    return known;
+  }
+
+  void parseWorkload(const toml::table& table) {
+    for (auto&& [key, node] : table) {
+      if (key.str() == "seeds") {
+        parseSeeds(node, key);
+      } else if (!addSetting(spec_.workload, key, node, "[workload]", false)) {
+        unknownKey(key, "[workload]", "seeds" + knownSettings(false));
+      }
+    }
+  }
+
+  void parseSeeds(const toml::node& node, const toml::key& key) {
+    if (!node.is_array()) wrongType(node, key, "[workload]", "an array of integers");
+    spec_.seeds.clear();
+    spec_.seedsWhere = at(key.source());
+    for (const toml::node& element : *node.as_array()) {
+      if (!element.is_integer() || element.as_integer()->get() < 0) {
+        wrongType(element, key, "[workload]", "an array of non-negative integers");
+      }
+      const uint64_t seed = uint64_t(element.as_integer()->get());
+      for (uint64_t previous : spec_.seeds) {
+        if (previous == seed) fail(key, fmt::format("seed {} is listed twice", seed));
+      }
+      spec_.seeds.push_back(seed);
+    }
+    if (spec_.seeds.empty()) fail(key, "the list of seeds is empty");
+  }
+
+  // Reads, checks and registers the label of a [[cluster]] or [[method]].
+  std::string parseLabel(const toml::table& table, std::string_view kind,
+                         std::map<std::string, int>& seen, SourceRef& where) {
+    const toml::node* node = table.get("label");
+    if (node == nullptr) {
+      SourceRef place{file_, int(table.source().begin.line), 0};
+      TETRAD_FAIL(InvalidArgument, "{}: key 'label': a [[{}]] table needs a label",
+                  place.toString(), kind);
+    }
+    const toml::key* labelKey = nullptr;
+    for (auto&& [k, v] : table) {
+      if (k.str() == "label") labelKey = &k;
+    }
+    const toml::key& key = *labelKey;
+    const std::string table_name = fmt::format("[[{}]]", kind);
+    std::string label = stringValue(*node, key, table_name);
+    where = at(key.source());
+    const bool valid = !label.empty() && std::all_of(label.begin(), label.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '+' ||
+             c == '-';
+    });
+    if (!valid) {
+      fail(key, fmt::format("invalid {} label '{}': use letters, digits and . _ + -", kind, label));
+    }
+    auto [it, inserted] = seen.emplace(label, where.line);
+    if (!inserted) {
+      fail(key, fmt::format("duplicate {} label '{}' (first at line {})", kind, label, it->second));
+    }
+    return label;
+  }
+
+  void parseCluster(const toml::table& table) {
+    ClusterEntry cluster;
+    cluster.label = parseLabel(table, "cluster", clusterLabels_, cluster.where);
+    const std::string name = fmt::format("[[cluster]] '{}'", cluster.label);
+    bool hasSpec = false;
+    for (auto&& [key, node] : table) {
+      const std::string_view k = key.str();
+      if (k == "label") continue;
+      if (k == "spec") {
+        const std::string spec = stringValue(node, key, name);
+        if (spec != "mpi" && !spec.starts_with("sim:")) {
+          fail(key, fmt::format("invalid cluster spec '{}': use sim:SPEC or mpi", spec));
+        }
+        cluster.mpi = spec == "mpi";
+        cluster.settings["cluster"] =
+            Setting{findSettingKey("cluster"), {spec}, at(key.source()), name};
+        hasSpec = true;
+      } else if (k == "mpirun_args") {
+        cluster.mpirunArgs = stringList(node, key, name);
+      } else if (k == "cluster" || !addSetting(cluster.settings, key, node, name, true)) {
+        unknownKey(key, name, "label, spec, mpirun_args" + knownSettings(true));
+      }
+    }
+    if (!hasSpec) {
+      TETRAD_FAIL(InvalidArgument, "{}: key 'spec': {} needs a spec (sim:SPEC or mpi)",
+                  cluster.where.toString(), name);
+    }
+    if (auto it = cluster.settings.find("workers"); it != cluster.settings.end()) {
+      cluster.workers = std::stoi(it->second.values.front());
+    }
+    if (cluster.mpi && cluster.workers <= 0) {
+      TETRAD_FAIL(InvalidArgument, "{}: key 'workers': {} runs under mpirun and needs workers >= 1",
+                  cluster.where.toString(), name);
+    }
+    spec_.clusters.push_back(std::move(cluster));
+  }
+
+  void parseMethod(const toml::table& table) {
+    MethodEntry method;
+    method.label = parseLabel(table, "method", methodLabels_, method.where);
+    const std::string name = fmt::format("[[method]] '{}'", method.label);
+    for (auto&& [key, node] : table) {
+      if (key.str() == "label") continue;
+      if (!addSetting(method.settings, key, node, name, false)) {
+        unknownKey(key, name, "label" + knownSettings(false));
+      }
+    }
+    spec_.methods.push_back(std::move(method));
+  }
+
+  std::string file_;
+  SweepSpec spec_;
+  std::map<std::string, int> clusterLabels_;
+  std::map<std::string, int> methodLabels_;
+};
+
+}  // namespace
+
+std::string SourceRef::toString() const {
+  if (line <= 0) return file;
+  if (column <= 0) return fmt::format("{}:{}", file, line);
+  return fmt::format("{}:{}:{}", file, line, column);
+}
+
+SweepSpec parseSweepText(std::string_view text, const std::string& file) {
+  return SweepParser(file).parse(text);
+}
+
+SweepSpec parseSweepFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  TETRAD_CHECK(in.good(), InvalidArgument, "cannot read the sweep file '{}'", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseSweepText(text.str(), path);
+}
+
+}  // namespace tetrad::experiment

@@ -1,0 +1,47 @@
+// Running the runs of a sweep: one `tetrad train` child process per run, at
+// most `jobs` at a time, each in its own folder OUT/<run name>/.
+//
+// A run whose folder already holds summary.json is done and skipped, so an
+// interrupted sweep resumes where it stopped. Before a run starts, its folder
+// gets run.json (labels, seed, hash, command line) and a fresh train.log that
+// receives the child's stdout and stderr. A failed run is reported with the
+// tail of its log and does not stop the others — except a configuration
+// error (the child exits with status 2, `tetrad train`'s code for bad input):
+// then no further run starts, since the sweep file needs fixing. Progress
+// (runs done/total, elapsed time, ETA) goes to `progress`. At the end
+// OUT/results.csv and OUT/results.jsonl are rewritten from the run folders.
+//
+// Thread-safety: call from one thread; it waits for its children itself.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "tetrad/experiment/run_plan.h"
+
+namespace tetrad::experiment {
+
+struct SweepOptions {
+  std::string outDir;
+  int jobs = 1;
+  std::string exe;                // the tetrad binary the children run
+  std::string mpirun = "mpirun";  // for MPI clusters
+  std::string sweepFile;          // recorded in run.json and printed
+};
+
+struct SweepOutcome {
+  size_t total = 0;
+  size_t alreadyDone = 0;  // skipped: summary.json was there
+  size_t ok = 0;           // finished now
+  size_t failed = 0;
+  size_t notStarted = 0;                // left out after a configuration error
+  std::string configError;              // the first configuration error, or ""
+  std::vector<std::string> failedRuns;  // names
+};
+
+// Runs `runs` (see the header comment) and writes the results files.
+SweepOutcome runSweep(const std::vector<RunPlan>& runs, const SweepOptions& options,
+                      std::FILE* progress);
+
+}  // namespace tetrad::experiment

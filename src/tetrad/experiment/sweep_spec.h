@@ -1,0 +1,71 @@
+// SweepSpec: one experiment file (TOML) as plain values.
+//
+//   [workload]            settings every run shares, and seeds = [1, 2, ...]
+//   [[cluster]]           label, spec ("sim:..." or "mpi"), workers, sim_cfg,
+//                         mpirun_args, and settings that override [workload]
+//   [[method]]            label, sync, arch, compress, sched, and settings that
+//                         override [workload] and the cluster
+//
+// Every setting keeps where it was written (file, line, column), so that any
+// later error (a bad value found when the runs are validated) names the place
+// to fix. parseSweepFile() (sweep_file.h) fills it; run_plan.h expands it
+// into runs.
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tetrad/experiment/setting_keys.h"
+
+namespace tetrad::experiment {
+
+// A place in a sweep file.
+struct SourceRef {
+  std::string file;
+  int line = 0;    // 1-based; 0: unknown
+  int column = 0;  // 1-based; 0: unknown
+  // "FILE:LINE:COLUMN", "FILE:LINE" or "FILE".
+  std::string toString() const;
+};
+
+// One setting: a key of setting_keys.h and its canonical value(s).
+struct Setting {
+  const SettingKey* key = nullptr;
+  std::vector<std::string> values;  // one for scalars; any number for lists
+  SourceRef where;
+  std::string table;  // "[workload]", "[[method]] 'fp16'", ...
+};
+
+// Key name → setting.
+using Settings = std::map<std::string, Setting>;
+
+struct ClusterEntry {
+  std::string label;
+  SourceRef where;  // the table's first key
+  bool mpi = false;
+  int workers = 0;  // 0: not given (a simulated spec may fix the count)
+  std::vector<std::string> mpirunArgs;
+  Settings settings;  // includes "cluster" (the spec) and "workers" when given
+};
+
+struct MethodEntry {
+  std::string label;
+  SourceRef where;
+  Settings settings;
+};
+
+struct SweepSpec {
+  std::string file;  // as given
+  std::string description;
+  Settings workload;
+  std::vector<uint64_t> seeds = {1};
+  SourceRef seedsWhere;
+  std::vector<ClusterEntry> clusters;
+  std::vector<MethodEntry> methods;
+};
+
+}  // namespace tetrad::experiment

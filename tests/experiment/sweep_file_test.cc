@@ -1,0 +1,181 @@
+// Reading sweep files (src/tetrad/experiment/sweep_file.h): values, where they
+// were written, and one-line errors naming file, line and key.
+#include "tetrad/experiment/sweep_file.h"
+
+#include <gtest/gtest.h>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::experiment {
+namespace {
+
+constexpr const char* kSweep = R"(description = "two by two"
+[workload]
+model = "mlp"
+lr = 1e-1
+epochs = 2
+bucket_size = 0
+seeds = [3, 1]
+
+[[cluster]]
+label = "slow"
+spec = "sim:1Gbps,50us"
+workers = 4
+sim_cfg = ["network/model:CM02", "network/crosstraffic:0"]
+
+[[cluster]]
+label = "ranks"
+spec = "mpi"
+workers = 2
+mpirun_args = ["--oversubscribe"]
+
+[[method]]
+label = "topk-ef"
+compress = "topk:0.01,ef"
+lr = 0.2
+args = ["--partition", "dirichlet:0.5"]
+)";
+
+// The message of the InvalidArgument that parsing `text` throws ("" if none).
+std::string errorOf(const std::string& text) {
+  try {
+    parseSweepText(text, "x.toml");
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepFile, ReadsValuesAndWhereTheyAre) {
+  const SweepSpec spec = parseSweepText(kSweep, "sweep.toml");
+  EXPECT_EQ(spec.description, "two by two");
+  EXPECT_EQ(spec.seeds, (std::vector<uint64_t>{3, 1}));
+  ASSERT_EQ(spec.clusters.size(), 2u);
+  ASSERT_EQ(spec.methods.size(), 1u);
+  EXPECT_EQ(spec.workload.at("model").values, std::vector<std::string>{"mlp"});
+  EXPECT_EQ(spec.workload.at("lr").values, std::vector<std::string>{"0.1"});
+  EXPECT_EQ(spec.workload.at("epochs").values, std::vector<std::string>{"2"});
+  EXPECT_EQ(spec.workload.at("bucket_size").values, std::vector<std::string>{"0"});
+  EXPECT_EQ(spec.workload.at("lr").where.toString(), "sweep.toml:4:1");
+  EXPECT_EQ(spec.workload.at("lr").table, "[workload]");
+
+  const ClusterEntry& slow = spec.clusters[0];
+  EXPECT_EQ(slow.label, "slow");
+  EXPECT_FALSE(slow.mpi);
+  EXPECT_EQ(slow.workers, 4);
+  EXPECT_EQ(slow.settings.at("cluster").values, std::vector<std::string>{"sim:1Gbps,50us"});
+  EXPECT_EQ(slow.settings.at("sim_cfg").values.size(), 2u);
+  EXPECT_EQ(slow.where.line, 10);
+  const ClusterEntry& ranks = spec.clusters[1];
+  EXPECT_TRUE(ranks.mpi);
+  EXPECT_EQ(ranks.mpirunArgs, std::vector<std::string>{"--oversubscribe"});
+
+  const MethodEntry& method = spec.methods[0];
+  EXPECT_EQ(method.label, "topk-ef");
+  EXPECT_EQ(method.settings.at("compress").values, std::vector<std::string>{"topk:0.01,ef"});
+  EXPECT_EQ(method.settings.at("lr").where.toString(), "sweep.toml:24:1");
+  EXPECT_EQ(method.settings.at("args").values,
+            (std::vector<std::string>{"--partition", "dirichlet:0.5"}));
+}
+
+TEST(SweepFile, CanonicalNumbers) {
+  EXPECT_EQ(canonicalNumber(0.1), "0.1");
+  EXPECT_EQ(canonicalNumber(1e-1), "0.1");
+  EXPECT_EQ(canonicalNumber(2.0), "2");
+  EXPECT_EQ(canonicalNumber(5e-4), "0.0005");
+}
+
+constexpr const char* kCluster = "\n[[cluster]]\nlabel = \"c\"\nspec = \"sim:10Gbps,25us\"\n";
+constexpr const char* kMethod = "\n[[method]]\nlabel = \"m\"\n";
+
+TEST(SweepFile, UnknownKeyNamesFileLineAndKey) {
+  const std::string text =
+      std::string("[workload]\nmodel = \"mlp\"\nlrr = 0.1\n") + kCluster + kMethod;
+  const std::string error = errorOf(text);
+  EXPECT_NE(error.find("x.toml:3:1: unknown key 'lrr' in [workload]"), std::string::npos) << error;
+  EXPECT_NE(error.find("known: seeds, sync"), std::string::npos) << error;
+  EXPECT_NE(errorOf(std::string(kCluster) + kMethod + "speed = 3\n")
+                .find("x.toml:8:1: unknown key 'speed' in [[method]] 'm'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(std::string("workers = 2\n") + kCluster + kMethod)
+                .find("x.toml:1:1: unknown key 'workers' in the top level"),
+            std::string::npos);
+  // Cluster-only keys are unknown in a method.
+  EXPECT_NE(errorOf(std::string(kCluster) + kMethod + "workers = 2\n")
+                .find("unknown key 'workers' in [[method]] 'm'"),
+            std::string::npos);
+}
+
+TEST(SweepFile, WrongTypeNamesTheExpectedType) {
+  std::string error = errorOf(std::string("[workload]\nepochs = \"two\"\n") + kCluster + kMethod);
+  EXPECT_NE(error.find("x.toml:2:10: key 'epochs' in [workload]: must be an integer, not a string"),
+            std::string::npos)
+      << error;
+  error = errorOf(std::string("[workload]\nlr = true\n") + kCluster + kMethod);
+  EXPECT_NE(error.find("key 'lr' in [workload]: must be a number, not a boolean"),
+            std::string::npos)
+      << error;
+  error = errorOf(std::string("[workload]\nseeds = [1, \"2\"]\n") + kCluster + kMethod);
+  EXPECT_NE(error.find("key 'seeds'"), std::string::npos) << error;
+  error = errorOf(std::string("[workload]\nsim_cfg = \"a\"\n") + kCluster + kMethod);
+  EXPECT_NE(error.find("unknown key 'sim_cfg' in [workload]"), std::string::npos) << error;
+  error = errorOf(std::string(kCluster) + "sim_cfg = \"a\"\n" + kMethod);
+  EXPECT_NE(error.find("x.toml:5:11: key 'sim_cfg' in [[cluster]] 'c': must be an array of "
+                       "strings, not a string"),
+            std::string::npos)
+      << error;
+  error = errorOf(std::string("[method]\nlabel = \"m\"\n") + kCluster);
+  EXPECT_NE(error.find("key 'method' in the top level: must be an array of tables ([[method]])"),
+            std::string::npos)
+      << error;
+}
+
+TEST(SweepFile, NoMethodOrClusterIsAnError) {
+  std::string error = errorOf(std::string("method = []\n") + kCluster);
+  EXPECT_NE(error.find("x.toml:1:1: key 'method': the sweep has no [[method]] table"),
+            std::string::npos)
+      << error;
+  error = errorOf(kCluster);
+  EXPECT_NE(error.find("x.toml: key 'method'"), std::string::npos) << error;
+  error = errorOf(kMethod);
+  EXPECT_NE(error.find("key 'cluster': the sweep has no [[cluster]] table"), std::string::npos)
+      << error;
+}
+
+TEST(SweepFile, LabelsAreRequiredUniqueAndSafe) {
+  std::string error = errorOf(std::string(kCluster) + kMethod + kMethod);
+  EXPECT_NE(error.find("x.toml:10:1: key 'label': duplicate method label 'm' (first at line 7)"),
+            std::string::npos)
+      << error;
+  error = errorOf(std::string(kCluster) + "\n[[method]]\ncompress = \"fp16\"\n");
+  EXPECT_NE(error.find("x.toml:6: key 'label': a [[method]] table needs a label"),
+            std::string::npos)
+      << error;
+  error = errorOf(std::string(kCluster) + "\n[[method]]\nlabel = \"top k\"\n");
+  EXPECT_NE(error.find("invalid method label 'top k'"), std::string::npos) << error;
+  // The same label may name a method and a cluster.
+  EXPECT_EQ(errorOf(std::string(kCluster) + "\n[[method]]\nlabel = \"c\"\n"), "");
+}
+
+TEST(SweepFile, ClusterNeedsAValidSpecAndMpiNeedsWorkers) {
+  std::string error = errorOf(std::string("[[cluster]]\nlabel = \"c\"\n") + kMethod);
+  EXPECT_NE(error.find("x.toml:2:1: key 'spec'"), std::string::npos) << error;
+  error = errorOf(std::string("[[cluster]]\nlabel = \"c\"\nspec = \"10Gbps\"\n") + kMethod);
+  EXPECT_NE(error.find("x.toml:3:1: key 'spec': invalid cluster spec '10Gbps'"), std::string::npos)
+      << error;
+  error = errorOf(std::string("[[cluster]]\nlabel = \"c\"\nspec = \"mpi\"\n") + kMethod);
+  EXPECT_NE(error.find("key 'workers'"), std::string::npos) << error;
+}
+
+TEST(SweepFile, SyntaxErrorNamesTheLine) {
+  const std::string error = errorOf("[workload]\nmodel = \"mlp\"\nlr = = 1\n");
+  EXPECT_NE(error.find("x.toml:3:"), std::string::npos) << error;
+  EXPECT_NE(error.find("TOML syntax error"), std::string::npos) << error;
+}
+
+TEST(SweepFile, MissingFileIsAnError) {
+  EXPECT_THROW(parseSweepFile("/nonexistent/sweep.toml"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace tetrad::experiment
