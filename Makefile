@@ -1,11 +1,10 @@
 # tetrad — the two commands a user needs:
-#   make run    set up (Debian packages), build, run the default job
+#   make run    set up (Debian packages), build, run the quick comparison (configs/quick.toml)
 #   make test   set up, build, run the whole test suite through ctest
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= 2
 RUN_ARGS ?=
-DEFAULT_JOB = train --sync bsp --arch allreduce:ring --compress none --sched none --model cnn --data fashion-mnist --workers 4 --cluster sim:10Gbps,25us --epochs 1
 
 export OMPI_ALLOW_RUN_AS_ROOT = 1
 export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM = 1

@@ -3,9 +3,12 @@
 //   ps_mpi_check dedicated   -np 4: ps, 3 workers + 1 server rank
 //   ps_mpi_check stall       -np 4: ps, the server (rank 3) never answers; every
 //                            worker must fail within the timeout naming it
+//   ps_mpi_check kill        -np 4: ps, the server (rank 3) dies (SIGKILL)
+//                            instead of serving; the job must end non-zero
 // bsp averages must equal the exact mean; an asp run must stop at its limit.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -20,7 +23,7 @@ int main(int argc, char** argv) {
   const bool colocated = mode == "colocated";
   LaunchOptions options;
   options.cluster = "mpi";
-  options.timeoutSeconds = mode == "stall" ? 3 : 60;
+  options.timeoutSeconds = mode == "stall" || mode == "kill" ? 3 : 60;
   try {
     launch(options, [&](Transport& world) {
       const int workers = colocated ? world.size() : world.size() - 1;
@@ -33,6 +36,7 @@ int main(int argc, char** argv) {
             sleep(30);  // alive but silent
             return;
           }
+          if (mode == "kill") raise(SIGKILL);  // dies instead of serving
           exchange->serve();
         } else {
           exchange->start({});

