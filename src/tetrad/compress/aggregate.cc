@@ -1,5 +1,5 @@
 // aggregate() (see aggregate.h) and the default summable-domain hooks of
-// Compressor (compressor.h).
+// Compressor (compressor.h): encodeSummableStep() and expandSummedStep().
 //
 // The three protocols and their cost on p ranks, for packets of b bytes:
 //   kSummable  encodeSummable() -> all-reduce (options.allreduce, sum) of its
@@ -26,16 +26,16 @@
 
 namespace tetrad {
 
-std::vector<float> Compressor::encodeSummable(std::span<const float> input,
-                                              CompressorState& state) const {
-  const Packet packet = encode(input, state);
+std::vector<float> Compressor::encodeSummableStep(std::span<const float> input,
+                                                  CompressorState& state) const {
+  const Packet packet = encodeStep(input, state);
   std::vector<float> decoded(input.size(), 0.0f);
   decodeAdd(packet.bytes, decoded);
   return decoded;
 }
 
-void Compressor::expandSummed(std::span<const float> summed, const CompressorState& state,
-                              std::span<float> output) const {
+void Compressor::expandSummedStep(std::span<const float> summed, const CompressorState& state,
+                                  uint64_t /*step*/, std::span<float> output) const {
   TETRAD_CHECK(summed.size() == output.size(), InvalidArgument,
                "compressor '{}': summed domain of {} floats for a tensor of {}", spec(),
                summed.size(), output.size());
@@ -51,9 +51,11 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
   switch (compressor.aggregation()) {
     case Aggregation::kSummable: {
       if (compressor.isIdentity()) {
-        // Zero-copy: all-reduce the gradient where the caller keeps it.
+        // Zero-copy: all-reduce the gradient where the caller keeps it. No
+        // encode runs, but like every aggregation this one consumes a step.
         allreduce(transport, gradient,
                   {options.allreduce, ReduceOp::kSum, options.tag, WirePrecision::kFloat32});
+        ++state.step;
         break;
       }
       std::vector<float> summable = compressor.encodeSummable(gradient, state);

@@ -1,12 +1,13 @@
 // Aggregation: "compress this gradient bucket and aggregate it across ranks"
 // as one call, for every compressor.
 //
-// aggregate() encodes `gradient` with `compressor` (updating `state`), moves
-// the packets across ranks with the protocol the compressor declares
-// (compressor.h: summable -> all-reduce, gather -> all-gather(v) then decode
-// and sum, custom -> the compressor's own protocol), and leaves in `gradient`
-// the sum or the average of every rank's decoded contribution. Every rank
-// must call it with the same length, compressor spec and tag.
+// aggregate() encodes `gradient` with `compressor` (updating `state`, whose
+// step advances by exactly one whatever the protocol), moves the packets
+// across ranks with the protocol the compressor declares (compressor.h:
+// summable -> all-reduce, gather -> all-gather(v) then decode and sum,
+// custom -> the compressor's own protocol), and leaves in `gradient` the sum
+// or the average of every rank's decoded contribution. Every rank must call
+// it with the same length, compressor spec and tag.
 //
 // Thread-safety: one call at a time per (transport, tag range).
 #pragma once

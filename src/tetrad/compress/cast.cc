@@ -10,7 +10,7 @@ WirePrecision HalfCompressor::summableWire() const {
   return format_ == HalfFormat::kFp16 ? WirePrecision::kFloat16 : WirePrecision::kBFloat16;
 }
 
-Packet HalfCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet HalfCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   Packet packet;
   reservePacket(packet.bytes, kPacketHeaderBytes + 2 * input.size());
   ByteWriter writer(packet.bytes);
@@ -22,7 +22,6 @@ Packet HalfCompressor::encode(std::span<const float> input, CompressorState& sta
   } else {
     floatsToBf16(input, payload.data());
   }
-  ++state.step;
   return packet;
 }
 

@@ -29,9 +29,11 @@ class HalfCompressor final : public Compressor {
   std::string spec() const override { return format_ == HalfFormat::kFp16 ? "fp16" : "bf16"; }
   Aggregation aggregation() const override { return Aggregation::kSummable; }
   WirePrecision summableWire() const override;
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 
  private:
   HalfFormat format_;

@@ -1,5 +1,6 @@
-// Packet header, CompressorState (buffers, checkpoint format) and the
-// Compressor defaults. See compressor.h.
+// Packet header, CompressorState (buffers, checkpoint format), the
+// Compressor entry points that advance the step, and its defaults. See
+// compressor.h.
 //
 // State checkpoint format (little-endian):
 //   u32 magic 'TCST', u32 version (1), u32 shape rank, i64 dims[rank],
@@ -141,13 +142,46 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
   return state;
 }
 
+// The entry points that consume a step: the one place where state.step
+// advances (see compressor.h), after the hook ran with state.step = the index
+// of this step. aggregate() (aggregate.cc) consumes its step through them,
+// except for the identity's zero-copy all-reduce.
+Packet Compressor::encode(std::span<const float> input, CompressorState& state) const {
+  Packet packet = encodeStep(input, state);
+  ++state.step;
+  return packet;
+}
+
+std::vector<float> Compressor::encodeSummable(std::span<const float> input,
+                                              CompressorState& state) const {
+  std::vector<float> values = encodeSummableStep(input, state);
+  ++state.step;
+  return values;
+}
+
+void Compressor::aggregateCustom(Transport& transport, std::span<float> gradient,
+                                 CompressorState& state, const ProtocolOptions& protocol) const {
+  aggregateCustomStep(transport, gradient, state, protocol);
+  ++state.step;
+}
+
+void Compressor::expandSummed(std::span<const float> summed, const CompressorState& state,
+                              std::span<float> output) const {
+  TETRAD_CHECK(state.step > 0, InvalidArgument,
+               "compressor '{}': expandSummed of {} values before any step (rank {}); call "
+               "encodeSummable first",
+               spec(), summed.size(), state.rank);
+  expandSummedStep(summed, state, state.step - 1, output);
+}
+
 std::vector<float> Compressor::errorFeedbackResidual(const CompressorState& state) const {
   auto it = state.buffers.find(kResidualBuffer);
   return it == state.buffers.end() ? std::vector<float>() : it->second;
 }
 
-void Compressor::aggregateCustom(Transport& transport, std::span<float> gradient,
-                                 CompressorState& state, const ProtocolOptions& protocol) const {
+void Compressor::aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                     CompressorState& state,
+                                     const ProtocolOptions& protocol) const {
   TETRAD_FAIL(Unsupported,
               "compressor '{}' (aggregation {}) has no custom aggregation protocol (rank {}, {} "
               "elements)",

@@ -23,6 +23,18 @@
 // Compressor objects themselves hold only their parameters and are
 // const-callable from any thread; a CompressorState has one owner at a time.
 //
+// Steps: the entry points that consume a step — encode(), encodeSummable()
+// and aggregateCustom() — are non-virtual. Each runs the compressor's own
+// protected hook (encodeStep(), encodeSummableStep(), aggregateCustomStep())
+// with state.step still the index of this step, then advances state.step by
+// one, so that every call (and every aggregate(), compress/aggregate.h)
+// consumes exactly one step and no compressor advances it itself. A hook that
+// throws leaves state.step where it was (other state may be partly updated).
+// Hooks never call the public entry points on their own state (that would
+// advance the step twice): they call each other, and a compressor that wraps
+// another (ErrorFeedback) calls the inner one's hooks through the protected
+// static *Of() helpers, inside its own step.
+//
 // Decoding never trusts a packet: a truncated, oversized or hostile packet
 // throws ProtocolError and never reads or writes out of bounds.
 #pragma once
@@ -104,7 +116,9 @@ struct CompressorState {
   // this rank's id (mixed into private streams such as QSGD's rounding).
   uint64_t seed = 0;
   int rank = 0;
-  // Number of encode() calls so far; advanced by encode().
+  // Number of steps consumed so far: calls of encode(), encodeSummable() and
+  // aggregateCustom(), and of aggregate(); advanced only by those (see the
+  // header comment), after the step ran.
   uint64_t step = 0;
   // Named float buffers: "residual", "momentum", "q", ...
   std::map<std::string, std::vector<float>> buffers;
@@ -124,8 +138,9 @@ class Compressor {
   virtual std::string spec() const = 0;
   virtual Aggregation aggregation() const = 0;
 
-  // Compresses `input`; may update `state` (residual, counters).
-  virtual Packet encode(std::span<const float> input, CompressorState& state) const = 0;
+  // Compresses `input`; may update `state` (residual, counters). Runs
+  // encodeStep(), then advances state.step by one.
+  Packet encode(std::span<const float> input, CompressorState& state) const;
   // Adds the tensor that `packet` encodes to `output` (whose size is the
   // element count). Throws ProtocolError on a malformed packet.
   virtual void decodeAdd(ConstBytes packet, std::span<float> output) const = 0;
@@ -138,18 +153,23 @@ class Compressor {
 
   // kCustom only: aggregate `gradient` across all ranks of `transport` in
   // place (the result is the sum; aggregate() divides for the average).
-  virtual void aggregateCustom(Transport& transport, std::span<float> gradient,
-                               CompressorState& state, const ProtocolOptions& protocol) const;
+  // Runs aggregateCustomStep(), then advances state.step by one; throws
+  // Unsupported for a compressor without a protocol.
+  void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
+                       const ProtocolOptions& protocol) const;
 
   // kSummable only: the summable domain that aggregate() all-reduces.
   // encodeSummable() compresses `input` like encode() (updating `state` the
-  // same way) into floats whose element-wise sum over ranks expandSummed()
-  // turns into the sum of every rank's decoded tensor, written (not added)
-  // to `output`. Defaults (aggregate.cc): the decoded tensor itself,
+  // same way, one step) into floats whose element-wise sum over ranks
+  // expandSummed() turns into the sum of every rank's decoded tensor, written
+  // (not added) to `output`; `state` is as encodeSummable() left it (so
+  // state.step is one past the step the values belong to; InvalidArgument
+  // before any step). Defaults (aggregate.cc): the decoded tensor itself,
   // decode(encode(input)) as n floats, and a copy. Random-k overrides both
-  // so that only its k values travel.
-  virtual std::vector<float> encodeSummable(std::span<const float> input,
-                                            CompressorState& state) const;
+  // hooks so that only its k values travel.
+  std::vector<float> encodeSummable(std::span<const float> input, CompressorState& state) const;
+  void expandSummed(std::span<const float> summed, const CompressorState& state,
+                    std::span<float> output) const;
   // The error-feedback residual e that `state` carries into the next encode
   // (empty before the first encode, and for compressors without one).
   // Default: a copy of buffers[kResidualBuffer]. Compressors that keep the
@@ -158,16 +178,55 @@ class Compressor {
 
   // True only for the identity ("none"): decode(encode(x)) == x bit for bit
   // and the summable domain is the tensor itself, so aggregate() all-reduces
-  // the gradient in place, without encoding into a copy.
+  // the gradient in place, without encoding into a copy (the aggregation
+  // still consumes a step).
   virtual bool isIdentity() const { return false; }
-  virtual void expandSummed(std::span<const float> summed, const CompressorState& state,
-                            std::span<float> output) const;
   // kSummable only: the element type of the messages of that all-reduce
   // (collectives/collective_options.h). kFloat32 (the default) sends the
   // summable floats as they are; fp16 and bf16 return kFloat16 / kBFloat16,
   // so that their 16 bits per element really are what travels (partial sums
   // are rounded to 16 bits at each hop, accumulation is in float32).
   virtual WirePrecision summableWire() const { return WirePrecision::kFloat32; }
+
+ protected:
+  // The hooks behind the public entry points of the same name. While one
+  // runs, state.step is the index of the step being taken (RNG streams and
+  // schedules read it); the entry point advances it afterwards. They must not
+  // call the public entry points on `state` (see the header comment).
+  virtual Packet encodeStep(std::span<const float> input, CompressorState& state) const = 0;
+  // Default (aggregate.cc): decode(encodeStep(input)) as n floats.
+  virtual std::vector<float> encodeSummableStep(std::span<const float> input,
+                                                CompressorState& state) const;
+  // Default (compressor.cc): throws Unsupported.
+  virtual void aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                   CompressorState& state, const ProtocolOptions& protocol) const;
+  // Expands the summed values of the step `step` (whose encodeSummableStep()
+  // produced them); `state` is read-only, its step may be `step` (during the
+  // step) or later. Default (aggregate.cc): a copy.
+  virtual void expandSummedStep(std::span<const float> summed, const CompressorState& state,
+                                uint64_t step, std::span<float> output) const;
+
+  // For a compressor that wraps `inner` (ErrorFeedback): `inner`'s hooks,
+  // run inside the wrapper's own step (they do not advance state.step).
+  static Packet encodeStepOf(const Compressor& inner, std::span<const float> input,
+                             CompressorState& state) {
+    return inner.encodeStep(input, state);
+  }
+  static std::vector<float> encodeSummableStepOf(const Compressor& inner,
+                                                 std::span<const float> input,
+                                                 CompressorState& state) {
+    return inner.encodeSummableStep(input, state);
+  }
+  static void aggregateCustomStepOf(const Compressor& inner, Transport& transport,
+                                    std::span<float> gradient, CompressorState& state,
+                                    const ProtocolOptions& protocol) {
+    inner.aggregateCustomStep(transport, gradient, state, protocol);
+  }
+  static void expandSummedStepOf(const Compressor& inner, std::span<const float> summed,
+                                 const CompressorState& state, uint64_t step,
+                                 std::span<float> output) {
+    inner.expandSummedStep(summed, state, step, output);
+  }
 };
 
 using CompressorPtr = std::unique_ptr<Compressor>;

@@ -41,7 +41,7 @@ double Dgc::densityAt(uint64_t step) const {
   return std::pow(options_.ratio, static_cast<double>(stage + 1) / (options_.warmupStages + 1));
 }
 
-Packet Dgc::encode(std::span<const float> input, CompressorState& state) const {
+Packet Dgc::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   std::vector<float>& u = state.buffer("momentum", n);
   std::vector<float>& v = state.buffer("accumulation", n);
@@ -62,7 +62,6 @@ Packet Dgc::encode(std::span<const float> input, CompressorState& state) const {
     u[i] = 0;
     v[i] = 0;
   }
-  ++state.step;
   return packet;
 }
 

@@ -45,13 +45,15 @@ class Dgc final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // At the final density R (after warm-up).
   double bitsPerElement(size_t count) const override;
 
   // Density used by the encode() call made at `step`.
   double densityAt(uint64_t step) const;
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 
  private:
   DgcOptions options_;

@@ -12,7 +12,7 @@
 
 namespace tetrad {
 
-Packet EfSignCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet EfSignCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   Packet packet;
   reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
@@ -21,7 +21,6 @@ Packet EfSignCompressor::encode(std::span<const float> input, CompressorState& s
   MutableBytes scaleSlot = writer.grow(sizeof(float));
   MutableBytes bits = writer.grow(packedBytes(n, 1));
   encodeSignWithFeedback(input, state, true, scaleSlot, bits);
-  ++state.step;
   return packet;
 }
 

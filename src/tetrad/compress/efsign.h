@@ -23,11 +23,13 @@ class EfSignCompressor final : public Compressor {
  public:
   std::string spec() const override { return "efsign"; }
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   // The true residual p − C(p) (the state keeps it deferred; onebit.h).
   std::vector<float> errorFeedbackResidual(const CompressorState& state) const override;
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 };
 
 CompressorPtr makeEfSign(const CompressorParams& params);

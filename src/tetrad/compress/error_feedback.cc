@@ -35,9 +35,9 @@ ErrorFeedback::ErrorFeedback(CompressorPtr inner) : inner_(std::move(inner)) {
   TETRAD_CHECK(inner_ != nullptr, InvalidArgument, "error feedback needs a compressor");
 }
 
-Packet ErrorFeedback::encode(std::span<const float> input, CompressorState& state) const {
+Packet ErrorFeedback::encodeStep(std::span<const float> input, CompressorState& state) const {
   std::vector<float>& residual = addResidual(input, state);
-  Packet packet = inner_->encode(residual, state);
+  Packet packet = encodeStepOf(*inner_, residual, state);
   subtractDecoded(*inner_, packet.bytes, residual);
   return packet;
 }
@@ -46,32 +46,36 @@ void ErrorFeedback::decodeAdd(ConstBytes packet, std::span<float> output) const 
   inner_->decodeAdd(packet, output);
 }
 
-void ErrorFeedback::aggregateCustom(Transport& transport, std::span<float> gradient,
-                                    CompressorState& state, const ProtocolOptions& protocol) const {
+void ErrorFeedback::aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                        CompressorState& state,
+                                        const ProtocolOptions& protocol) const {
   std::vector<float>& residual = addResidual(gradient, state);
   std::copy(residual.begin(), residual.end(), gradient.begin());
   // The packet C's protocol will send for p: encode with a copy of the
-  // state so that the protocol's own encode sees the same step and buffers.
+  // state so that the protocol's own encode sees the same step and buffers
+  // (the copy is discarded, with its advanced step).
   CompressorState probe = state;
   probe.buffers.erase(kResidualBuffer);
   Packet packet = inner_->encode(gradient, probe);
   subtractDecoded(*inner_, packet.bytes, residual);
-  inner_->aggregateCustom(transport, gradient, state, protocol);
+  aggregateCustomStepOf(*inner_, transport, gradient, state, protocol);
 }
 
-std::vector<float> ErrorFeedback::encodeSummable(std::span<const float> input,
-                                                 CompressorState& state) const {
+std::vector<float> ErrorFeedback::encodeSummableStep(std::span<const float> input,
+                                                     CompressorState& state) const {
   std::vector<float>& residual = addResidual(input, state);
-  std::vector<float> values = inner_->encodeSummable(residual, state);
+  std::vector<float> values = encodeSummableStepOf(*inner_, residual, state);
+  // This rank's own values expanded: still inside the step, whose index is
+  // state.step.
   std::vector<float> local(residual.size(), 0.0f);
-  inner_->expandSummed(values, state, local);
+  expandSummedStepOf(*inner_, values, state, state.step, local);
   for (size_t i = 0; i < residual.size(); ++i) residual[i] -= local[i];
   return values;
 }
 
-void ErrorFeedback::expandSummed(std::span<const float> summed, const CompressorState& state,
-                                 std::span<float> output) const {
-  inner_->expandSummed(summed, state, output);
+void ErrorFeedback::expandSummedStep(std::span<const float> summed, const CompressorState& state,
+                                     uint64_t step, std::span<float> output) const {
+  expandSummedStepOf(*inner_, summed, state, step, output);
 }
 
 }  // namespace tetrad

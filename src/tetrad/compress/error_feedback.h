@@ -11,6 +11,11 @@
 // (aggregateCustom), the residual is p minus this rank's local decode of its
 // own packet, and C's protocol then runs on p.
 //
+// C and the wrapper share one CompressorState, so one step: C's hooks run
+// inside the wrapper's (through Compressor's *Of() helpers), see state.step =
+// the index of this step exactly as a bare C would, and every call advances
+// state.step by one, as for C alone (compressor.h).
+//
 // The wrapper owns C; const-callable from any thread; the CompressorState
 // has one owner at a time.
 #pragma once
@@ -24,22 +29,27 @@ class ErrorFeedback final : public Compressor {
   explicit ErrorFeedback(CompressorPtr inner);
   std::string spec() const override { return inner_->spec() + ",ef"; }
   Aggregation aggregation() const override { return inner_->aggregation(); }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override { return inner_->bitsPerElement(count); }
   // Biased in general, whatever C is: the residual is part of the message.
   bool unbiased() const override { return false; }
-  void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                       const ProtocolOptions& protocol) const override;
-  // Summable C: p = x + e goes through C's summable domain; the residual is
-  // p minus C's expansion of this rank's own summable values.
-  std::vector<float> encodeSummable(std::span<const float> input,
-                                    CompressorState& state) const override;
-  void expandSummed(std::span<const float> summed, const CompressorState& state,
-                    std::span<float> output) const override;
   WirePrecision summableWire() const override { return inner_->summableWire(); }
 
   const Compressor& inner() const { return *inner_; }
+
+ protected:
+  // Each hook runs C's hook of the same name inside this step (C sees
+  // state.step = the index of this step, as a bare C would, and the step
+  // advances once, when the public entry point returns).
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
+  void aggregateCustomStep(Transport& transport, std::span<float> gradient, CompressorState& state,
+                           const ProtocolOptions& protocol) const override;
+  // Summable C: p = x + e goes through C's summable domain; the residual is
+  // p minus C's expansion of this rank's own summable values.
+  std::vector<float> encodeSummableStep(std::span<const float> input,
+                                        CompressorState& state) const override;
+  void expandSummedStep(std::span<const float> summed, const CompressorState& state, uint64_t step,
+                        std::span<float> output) const override;
 
  private:
   CompressorPtr inner_;

@@ -69,7 +69,7 @@ std::string GTopK::spec() const {
   return fmt::format("gtopk:{}{}", ratio_, selectionSuffix(method_));
 }
 
-Packet GTopK::encode(std::span<const float> input, CompressorState& state) const {
+Packet GTopK::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   std::vector<float>& residual = state.buffer("residual", n);
   for (size_t i = 0; i < n; ++i) residual[i] += input[i];
@@ -77,7 +77,6 @@ Packet GTopK::encode(std::span<const float> input, CompressorState& state) const
   selectTopK(residual, keptCount(n, ratio_), method_, indices);
   Packet packet = writeSparsePacket(PacketKind::kGTopK, residual, indices);
   for (uint32_t i : indices) residual[i] = 0;
-  ++state.step;
   return packet;
 }
 
@@ -91,8 +90,8 @@ double GTopK::bitsPerElement(size_t count) const {
          static_cast<double>(count);
 }
 
-void GTopK::aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                            const ProtocolOptions& protocol) const {
+void GTopK::aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                CompressorState& state, const ProtocolOptions& protocol) const {
   const Tag tag = protocol.tag;
   const size_t n = gradient.size();
   const size_t k = keptCount(n, ratio_);
@@ -146,7 +145,6 @@ void GTopK::aggregateCustom(Transport& transport, std::span<float> gradient, Com
   for (size_t t = 0; t < current.indices.size(); ++t) {
     gradient[current.indices[t]] = current.values[t];
   }
-  ++state.step;
 }
 
 CompressorPtr makeGTopK(const CompressorParams& params) {

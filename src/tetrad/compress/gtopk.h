@@ -42,11 +42,13 @@ class GTopK final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
-  void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                       const ProtocolOptions& protocol) const override;
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
+  void aggregateCustomStep(Transport& transport, std::span<float> gradient, CompressorState& state,
+                           const ProtocolOptions& protocol) const override;
 
  private:
   double ratio_;

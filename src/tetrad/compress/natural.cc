@@ -19,7 +19,7 @@ namespace {
 constexpr unsigned kBits = 9;
 }
 
-Packet NaturalCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet NaturalCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   Packet packet;
   reservePacket(packet.bytes, kPacketHeaderBytes + packedBytes(n, kBits));
@@ -41,7 +41,6 @@ Packet NaturalCompressor::encode(std::span<const float> input, CompressorState& 
       codes[i] = static_cast<uint16_t>(((bits >> 31) << 8) | rounded);
     }
   });
-  ++state.step;
   return packet;
 }
 

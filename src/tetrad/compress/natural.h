@@ -23,10 +23,12 @@ class NaturalCompressor final : public Compressor {
  public:
   std::string spec() const override { return "natural"; }
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return true; }
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 };
 
 CompressorPtr makeNatural(const CompressorParams& params);

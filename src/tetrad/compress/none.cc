@@ -8,13 +8,12 @@
 
 namespace tetrad {
 
-Packet NoneCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet NoneCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   Packet packet;
   reservePacket(packet.bytes, kPacketHeaderBytes + input.size_bytes());
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kNone, input.size());
   writer.putBytes(asBytes(input));
-  ++state.step;
   return packet;
 }
 

@@ -14,11 +14,13 @@ class NoneCompressor final : public Compressor {
  public:
   std::string spec() const override { return "none"; }
   Aggregation aggregation() const override { return Aggregation::kSummable; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return true; }
   bool isIdentity() const override { return true; }
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 };
 
 CompressorPtr makeNone(const CompressorParams& params);

@@ -103,7 +103,7 @@ void encodeSignWithFeedback(std::span<const float> input, CompressorState& state
   state.buffer(kResidualPendingBuffer, 2) = {positive, negative};
 }
 
-Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet OneBitCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   const size_t cols = perColumn_ ? columnsOf(state, n) : 1;
   const size_t rows = n / cols;
@@ -119,7 +119,6 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
 
   if (cols == 1) {  // per tensor (or one column): the vectorised path
     encodeSignWithFeedback(input, state, false, means, bits);
-    ++state.step;
     return packet;
   }
 
@@ -167,7 +166,6 @@ Packet OneBitCompressor::encode(std::span<const float> input, CompressorState& s
     pending[2 * j + 1] = meanOr0(allSum[j] - posSum[j], rows - posCount[j]);
   }
   std::memcpy(means.data(), pending.data(), 8 * cols);
-  ++state.step;
   return packet;
 }
 

@@ -43,13 +43,15 @@ class OneBitCompressor final : public Compressor {
   explicit OneBitCompressor(bool perColumn) : perColumn_(perColumn) {}
   std::string spec() const override { return perColumn_ ? "onebit:col" : "onebit"; }
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // For onebit:col this assumes a flat tensor (one column); each further
   // column adds 64 bits.
   double bitsPerElement(size_t count) const override;
   // The true residual p − C(p) (see above).
   std::vector<float> errorFeedbackResidual(const CompressorState& state) const override;
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 
  private:
   bool perColumn_;

@@ -141,7 +141,7 @@ std::string PowerSgd::spec() const {
   return fmt::format("powersgd:{}", rank_);
 }
 
-Packet PowerSgd::encode(std::span<const float> input, CompressorState& state) const {
+Packet PowerSgd::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t count = input.size();
   const MatrixView view = viewOf(state, count, rank_);
   Packet packet;
@@ -153,7 +153,6 @@ Packet PowerSgd::encode(std::span<const float> input, CompressorState& state) co
   writer.put<uint32_t>(static_cast<uint32_t>(view.rows));
   writer.put<uint32_t>(static_cast<uint32_t>(view.cols));
   writer.put<uint32_t>(static_cast<uint32_t>(view.rank));
-  ++state.step;
   if (view.rank == 0) {
     writer.putBytes(asBytes(input));
     return packet;
@@ -202,13 +201,12 @@ double PowerSgd::bitsPerElement(size_t count) const {
   return (8.0 * (kPacketHeaderBytes + 12) + 32.0 * floats) / static_cast<double>(count);
 }
 
-void PowerSgd::aggregateCustom(Transport& transport, std::span<float> gradient,
-                               CompressorState& state, const ProtocolOptions& protocol) const {
+void PowerSgd::aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                   CompressorState& state, const ProtocolOptions& protocol) const {
   const Tag tag = protocol.tag;
   const size_t count = gradient.size();
   const MatrixView view = viewOf(state, count, rank_);
   AllreduceOptions options{protocol.allreduce, ReduceOp::kSum, tag};
-  ++state.step;
   if (view.rank == 0) {
     allreduce(transport, gradient, options);
     return;

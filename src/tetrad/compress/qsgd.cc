@@ -112,7 +112,7 @@ std::string QsgdCompressor::spec() const {
   return elias_ ? fmt::format("qsgd:{}:elias", levels_) : fmt::format("qsgd:{}", levels_);
 }
 
-Packet QsgdCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   const float norm = static_cast<float>(std::sqrt(vmath::sumSquares(input)));
   const int s = levels_;
@@ -155,7 +155,6 @@ Packet QsgdCompressor::encode(std::span<const float> input, CompressorState& sta
     }
   }
   if (elias_) eliasWriter.flush();
-  ++state.step;
   return packet;
 }
 

@@ -27,7 +27,6 @@ class QsgdCompressor final : public Compressor {
   QsgdCompressor(int levels, bool elias);
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // Elias coding is variable-length; this returns the fixed-width value, an
   // upper bound for typical tensors (see docs/compression.md).
@@ -36,6 +35,9 @@ class QsgdCompressor final : public Compressor {
 
   int levels() const { return levels_; }
   unsigned codeBits() const { return bits_; }
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 
  private:
   int levels_;

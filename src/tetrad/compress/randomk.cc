@@ -99,40 +99,37 @@ std::string RandomK::spec() const {
   return fmt::format("randomk:{}{}", ratio_, scaled_ ? ":scaled" : "");
 }
 
-std::vector<float> RandomK::encodeSummable(std::span<const float> input,
-                                           CompressorState& state) const {
+std::vector<float> RandomK::encodeSummableStep(std::span<const float> input,
+                                               CompressorState& state) const {
   const size_t n = input.size();
   const size_t k = keptCount(n, ratio_);
   const std::vector<uint32_t>& indices = randomIndices(n, k, state.seed, state.step);
-  ++state.step;
   const float scale = static_cast<float>(scaleOf(scaled_, n, k));
   std::vector<float> values(k);
   for (size_t j = 0; j < k; ++j) values[j] = input[indices[j]] * scale;
   return values;
 }
 
-void RandomK::expandSummed(std::span<const float> summed, const CompressorState& state,
-                           std::span<float> output) const {
+void RandomK::expandSummedStep(std::span<const float> summed, const CompressorState& state,
+                               uint64_t step, std::span<float> output) const {
   const size_t n = output.size();
   const size_t k = keptCount(n, ratio_);
-  TETRAD_CHECK(summed.size() == k && state.step > 0, InvalidArgument,
-               "randomk expandSummed: {} values for k = {} (n = {}, step {}); call "
-               "encodeSummable first",
-               summed.size(), k, n, state.step);
-  const std::vector<uint32_t>& indices = randomIndices(n, k, state.seed, state.step - 1);
+  TETRAD_CHECK(summed.size() == k, InvalidArgument,
+               "randomk expandSummed: {} values for k = {} (n = {}, step {})", summed.size(), k, n,
+               step);
+  const std::vector<uint32_t>& indices = randomIndices(n, k, state.seed, step);
   std::fill(output.begin(), output.end(), 0.0f);
   for (size_t j = 0; j < k; ++j) output[indices[j]] = summed[j];
 }
 
-Packet RandomK::encode(std::span<const float> input, CompressorState& state) const {
-  const uint64_t step = state.step;
-  const std::vector<float> values = encodeSummable(input, state);
+Packet RandomK::encodeStep(std::span<const float> input, CompressorState& state) const {
+  const std::vector<float> values = encodeSummableStep(input, state);
   Packet packet;
   reservePacket(packet.bytes, kPacketHeaderBytes + 20 + 4 * values.size());
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kRandomK, input.size(), scaled_ ? kScaledFlag : 0);
   writer.put<uint64_t>(state.seed);
-  writer.put<uint64_t>(step);
+  writer.put<uint64_t>(state.step);
   writer.put<uint32_t>(static_cast<uint32_t>(values.size()));
   writer.putBytes(asBytes(std::span<const float>(values)));
   return packet;

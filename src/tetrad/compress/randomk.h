@@ -35,15 +35,18 @@ class RandomK final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kSummable; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return scaled_; }
 
-  std::vector<float> encodeSummable(std::span<const float> input,
-                                    CompressorState& state) const override;
-  void expandSummed(std::span<const float> summed, const CompressorState& state,
-                    std::span<float> output) const override;
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
+  // The k values at the indices of (state.seed, state.step), and their
+  // scatter back at the indices of (state.seed, step).
+  std::vector<float> encodeSummableStep(std::span<const float> input,
+                                        CompressorState& state) const override;
+  void expandSummedStep(std::span<const float> summed, const CompressorState& state, uint64_t step,
+                        std::span<float> output) const override;
 
  private:
   double ratio_;

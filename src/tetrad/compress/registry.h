@@ -20,6 +20,14 @@
 //      it has error feedback built in (onebit, efsign), ",ef" is refused.
 //   3. spec() returns the canonical text (without ",ef"; the wrapper adds it),
 //      and makeCompressor(c->spec()) must rebuild an equal compressor.
+//   4. the class overrides the protected hooks, never the entry points:
+//      encodeStep() (required) and, where it has them, encodeSummableStep()
+//      + expandSummedStep() (its own summable domain) or
+//      aggregateCustomStep() (its own protocol). A hook reads state.step as
+//      the index of the step it takes and never advances it: the public
+//      encode(), encodeSummable() and aggregateCustom() do, once per call
+//      (compressor.h). Inside a hook, call the other hooks (encodeStep(),
+//      ...), not the public entry points, on the same state.
 //
 // Thread-safe (the registry is immutable after static initialisation).
 #pragma once

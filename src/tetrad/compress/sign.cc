@@ -47,7 +47,7 @@ double signPacketBits(size_t count) {
          static_cast<double>(count);
 }
 
-Packet SignCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet SignCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   // One pass: per cache-sized chunk, ‖chunk‖₁ and then its sign bits (the
   // second read hits L1/L2); the scale goes into its slot at the end.
   const size_t n = input.size();
@@ -65,7 +65,6 @@ Packet SignCompressor::encode(std::span<const float> input, CompressorState& sta
   }
   const float scale = n == 0 ? 0.0f : static_cast<float>(l1 / static_cast<double>(n));
   std::memcpy(scaleSlot.data(), &scale, sizeof(float));
-  ++state.step;
   return packet;
 }
 
@@ -78,11 +77,11 @@ double SignCompressor::bitsPerElement(size_t count) const {
   return signPacketBits(count);
 }
 
-void SignCompressor::aggregateCustom(Transport& transport, std::span<float> gradient,
-                                     CompressorState& state,
-                                     const ProtocolOptions& protocol) const {
+void SignCompressor::aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                         CompressorState& state,
+                                         const ProtocolOptions& protocol) const {
   const Tag tag = protocol.tag;
-  Packet mine = encode(gradient, state);
+  Packet mine = encodeStep(gradient, state);
   std::vector<ByteBuffer> packets = allgatherBytes(transport, mine.bytes, CollectiveOptions{tag});
   if (!transport.carriesPayload()) return;  // payload-free simulation: no data to vote on
   const size_t n = gradient.size();

@@ -24,12 +24,14 @@ class SignCompressor final : public Compressor {
  public:
   std::string spec() const override { return "sign"; }
   Aggregation aggregation() const override { return Aggregation::kCustom; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
   // Majority vote over an all-gather of 1-bit packets (header comment).
-  void aggregateCustom(Transport& transport, std::span<float> gradient, CompressorState& state,
-                       const ProtocolOptions& protocol) const override;
+  void aggregateCustomStep(Transport& transport, std::span<float> gradient, CompressorState& state,
+                           const ProtocolOptions& protocol) const override;
 };
 
 CompressorPtr makeSign(const CompressorParams& params);

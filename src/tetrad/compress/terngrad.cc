@@ -23,7 +23,7 @@ std::string TernGradCompressor::spec() const {
   return clipSigmas_ > 0 ? fmt::format("terngrad:clip={}", clipSigmas_) : "terngrad";
 }
 
-Packet TernGradCompressor::encode(std::span<const float> input, CompressorState& state) const {
+Packet TernGradCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   float limit = vmath::maxAbs(input);
   if (clipSigmas_ > 0 && n > 0) {
@@ -58,7 +58,6 @@ Packet TernGradCompressor::encode(std::span<const float> input, CompressorState&
       codes[i] = send ? signCode : 0;
     }
   });
-  ++state.step;
   return packet;
 }
 

@@ -23,10 +23,12 @@ class TernGradCompressor final : public Compressor {
   explicit TernGradCompressor(double clipSigmas) : clipSigmas_(clipSigmas) {}
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return clipSigmas_ <= 0; }
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 
  private:
   double clipSigmas_;

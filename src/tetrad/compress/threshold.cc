@@ -21,10 +21,9 @@ std::string Threshold::spec() const {
   return fmt::format("threshold:{}", threshold_);
 }
 
-Packet Threshold::encode(std::span<const float> input, CompressorState& state) const {
+Packet Threshold::encodeStep(std::span<const float> input, CompressorState& state) const {
   thread_local std::vector<uint32_t> indices;
   selectAtLeast(input, threshold_, indices);
-  ++state.step;
   return writeSparsePacket(PacketKind::kThreshold, input, indices);
 }
 

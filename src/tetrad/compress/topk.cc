@@ -18,10 +18,9 @@ std::string TopK::spec() const {
   return fmt::format("topk:{}{}", ratio_, selectionSuffix(method_));
 }
 
-Packet TopK::encode(std::span<const float> input, CompressorState& state) const {
+Packet TopK::encodeStep(std::span<const float> input, CompressorState& state) const {
   thread_local std::vector<uint32_t> indices;
   selectTopK(input, keptCount(input.size(), ratio_), method_, indices);
-  ++state.step;
   return writeSparsePacket(PacketKind::kTopK, input, indices);
 }
 

@@ -24,11 +24,13 @@ class TopK final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kGather; }
-  Packet encode(std::span<const float> input, CompressorState& state) const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
 
   double ratio() const { return ratio_; }
+
+ protected:
+  Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
 
  private:
   double ratio_;
