@@ -9,19 +9,31 @@ namespace tetrad::sched {
 namespace {
 
 LayerShape linear(std::string name, uint64_t in, uint64_t out) {
-  return {std::move(name), {in * out, out}, 2.0 * double(in) * double(out)};
+  return {std::move(name),
+          {in * out, out},
+          2.0 * double(in) * double(out),
+          {{int64_t(out), int64_t(in)}, {int64_t(out)}}};
 }
 
 // A k×k convolution producing an h×w map.
 LayerShape conv(std::string name, uint64_t in, uint64_t out, uint64_t k, uint64_t h, uint64_t w,
                 bool bias) {
-  LayerShape layer{std::move(name), {out * in * k * k}, 2.0 * double(in * out * k * k * h * w)};
-  if (bias) layer.tensorElements.push_back(out);
+  LayerShape layer{std::move(name),
+                   {out * in * k * k},
+                   2.0 * double(in * out * k * k * h * w),
+                   {{int64_t(out), int64_t(in), int64_t(k), int64_t(k)}}};
+  if (bias) {
+    layer.tensorElements.push_back(out);
+    layer.tensorShapes.push_back({int64_t(out)});
+  }
   return layer;
 }
 
 LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w) {
-  return {std::move(name), {channels, channels}, 4.0 * double(channels * h * w)};
+  return {std::move(name),
+          {channels, channels},
+          4.0 * double(channels * h * w),
+          {{int64_t(channels)}, {int64_t(channels)}}};
 }
 
 std::vector<LayerShape> mlp() {

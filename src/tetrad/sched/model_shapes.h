@@ -36,6 +36,10 @@ struct LayerShape {
   std::string name;                      // "conv1", "stage2_block1.shortcut.bn"
   std::vector<uint64_t> tensorElements;  // parameter tensors, in registration order
   double forwardFlops = 0;               // per sample
+  // The LibTorch shape of each tensor (same order): [out, in] for a linear
+  // weight, [out, in, k, k] for a convolution, [n] for biases and
+  // BatchNorm (PowerSGD's cost model views [d0, rest] as a matrix).
+  std::vector<std::vector<int64_t>> tensorShapes;
 };
 
 // "mlp", "cnn" or "resnet20"; throws InvalidArgument naming the known models.

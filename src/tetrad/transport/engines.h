@@ -3,6 +3,7 @@
 // the transport layer sees either engine.
 #pragma once
 
+#include "tetrad/transport/cluster_network.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad {
@@ -19,5 +20,7 @@ void abortMpiWorld(int code);
 void runSimulation(const LaunchOptions& options, const WorkerFn& worker);
 // transport/sim: see fixedHostCount() in launcher.h.
 int simFixedHostCount(const std::string& cluster);
+// transport/sim: see clusterNetwork() in cluster_network.h.
+ClusterNetwork simClusterNetwork(const std::string& cluster);
 
 }  // namespace tetrad

@@ -1,0 +1,191 @@
+// `tetrad advise`: ranks data-parallel methods by their predicted time per
+// iteration on a workload and a cluster, from the α–β cost models of
+// src/tetrad/model/ (docs/advise.md), and with --results DIR checks the
+// advisor's pick against a finished sweep.
+//
+//   tetrad advise --model cnn --workers 8 --cluster sim:1Gbps,50us
+//   tetrad advise --params 100M --compute 120ms --cluster sim:16x10Gbps,25us
+//   tetrad advise --model mlp --cluster sim:4x1Gbps,50us --results runs/quick
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+
+#include "command.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/experiment/run_groups.h"
+#include "tetrad/experiment/run_record.h"
+#include "tetrad/model/advisor.h"
+#include "tetrad/model/codec_cost.h"
+#include "tetrad/model/validation.h"
+
+namespace tetrad::app {
+namespace {
+
+struct AdviseFlags {
+  std::string model, params, compute, gflops, cluster, results;
+  int workers = -1;
+  int batch = 64;
+  int psShards = 1;
+  int repetitions = 5;
+  int top = 0;
+  bool noMeasure = false;
+};
+
+constexpr double kDefaultGflops = 100;
+
+// The sweep's clusters as plain values for model/validation.h.
+std::vector<model::MeasuredCluster> readMeasured(const std::string& dir) {
+  const std::vector<experiment::RunRecord> records = experiment::readRunFolders(dir);
+  const std::vector<experiment::ClusterGroup> groups = experiment::groupRuns(records);
+  TETRAD_CHECK(!groups.empty(), InvalidArgument, "--results '{}' holds no finished run", dir);
+  std::map<std::string, std::string> modelOf;
+  for (const experiment::RunRecord& r : records) {
+    if (r.status == "ok" && !modelOf.contains(r.cluster)) modelOf[r.cluster] = r.model;
+  }
+  std::vector<model::MeasuredCluster> clusters;
+  for (const experiment::ClusterGroup& g : groups) {
+    model::MeasuredCluster c{g.cluster, g.spec, g.workers, modelOf[g.cluster], NAN, NAN, {}};
+    double computeSum = 0;
+    int computeCount = 0;
+    for (const experiment::MethodRow& row : g.rows) {
+      model::MeasuredMethod m;
+      m.label = row.method;
+      m.method = model::canonicalMethod({row.sync, row.arch, row.compress});
+      m.baseline = row.isBaseline;
+      m.finalAccuracy = row.accuracyMean;
+      const bool reached = row.seeds > 0 && row.reachedTarget == row.seeds;
+      m.timeToTarget = reached ? row.timeToTarget : NAN;
+      // The models cover sched "none" only: an arch that no model knows keeps
+      // such a method out of the advised candidates (it still counts as measured).
+      if (row.sched != "none" && !row.sched.empty()) m.method.arch = "sched:" + row.sched;
+      if (std::isfinite(row.targetAccuracy)) c.targetAccuracy = row.targetAccuracy;
+      if (std::isfinite(row.computePerIter)) {
+        computeSum += row.computePerIter;
+        ++computeCount;
+      }
+      c.methods.push_back(std::move(m));
+    }
+    if (computeCount > 0) c.computePerIter = computeSum / computeCount;
+    clusters.push_back(std::move(c));
+  }
+  return clusters;
+}
+
+void runAdvise(const AdviseFlags& f) {
+  TETRAD_CHECK(f.model.empty() != f.params.empty(), InvalidArgument,
+               "give exactly one of --model NAME and --params N");
+  TETRAD_CHECK(f.compute.empty() || f.gflops.empty(), InvalidArgument,
+               "give at most one of --compute DUR and --gflops X");
+  TETRAD_CHECK(f.workers == -1 || f.workers >= 1, InvalidArgument, "--workers must be >= 1, got {}",
+               f.workers);
+  TETRAD_CHECK(f.repetitions >= 1, InvalidArgument, "--repetitions must be >= 1, got {}",
+               f.repetitions);
+  TETRAD_CHECK(f.top >= 0, InvalidArgument, "--top must be >= 0, got {}", f.top);
+  model::ModelContext context;
+  context.workload = f.model.empty()
+                         ? model::parameterWorkload(model::parseParameterCount(f.params))
+                         : model::modelWorkload(f.model);
+  context.network = model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers);
+  const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
+  const double gflops = f.gflops.empty() ? kDefaultGflops : parseNumber(f.gflops, "--gflops");
+  auto computeOf = [&](const model::Workload& w) {
+    return model::computeTime(w, f.batch, fixed, gflops);
+  };
+  context.compute = computeOf(context.workload);
+  const std::vector<model::Method> candidates = model::candidateMethods(f.psShards);
+  std::vector<model::MeasuredCluster> measured;
+  if (!f.results.empty()) measured = readMeasured(f.results);
+
+  auto cache = std::make_shared<std::map<std::string, model::CodecCost>>();
+  context.codec = [&f, cache](const Compressor& c, const model::Workload& w) {
+    const std::string key = c.spec() + "@" + w.name;
+    auto it = cache->find(key);
+    if (it != cache->end()) return it->second;
+    const model::CodecCost cost =
+        f.noMeasure ? model::nominalCodec(c, w) : model::measureCodec(c, w, f.repetitions);
+    return (*cache)[key] = cost;
+  };
+
+  const model::Workload& w = context.workload;
+  const std::string what = f.model.empty() ? fmt::format("{} parameters", w.parameters)
+                                           : fmt::format("{}, {} parameters", w.name, w.parameters);
+  std::printf("# tetrad advise: %s in %zu tensor%s; batch %d; compute %s (%s)\n", what.c_str(),
+              w.tensors.size(), w.tensors.size() == 1 ? "" : "s", f.batch,
+              formatSeconds(context.compute.seconds).c_str(), context.compute.text.c_str());
+  std::printf("# cluster %s: %d workers, %s\n", f.cluster.c_str(), context.network.workers,
+              context.network.describe().c_str());
+  if (f.noMeasure) {
+    std::printf("# codec: nominal throughputs (--no-measure; docs/advise.md)\n");
+  } else {
+    std::printf(
+        "# codec: measured here, median of %d rounds of encode + decodeAdd over the "
+        "model's tensors%s\n",
+        f.repetitions,
+        w.parameters > model::kMeasureElements ? " (4M floats, scaled to the model)" : "");
+  }
+  std::printf("# predicted time per iteration (ms) = its derivation; [! ...] caveats\n");
+  const model::Ranking ranking = model::rankMethods(candidates, context);
+  const model::PenaltyTable penalties = model::measuredPenalties(measured);
+  const std::vector<std::string> lines = model::formatRanking(ranking, penalties);
+  for (size_t i = 0; i < lines.size() && (f.top == 0 || int(i) < f.top); ++i) {
+    std::printf("%s\n", lines[i].c_str());
+  }
+  for (const std::string& skipped : ranking.skipped) {
+    std::printf("# skipped %s\n", skipped.c_str());
+  }
+  for (const model::Prediction& p : ranking.ranked) {
+    if (!p.inTrain) continue;
+    std::printf("# fastest in tetrad train: %s (%.3f ms)\n", p.method.label().c_str(),
+                p.seconds * 1e3);
+    break;
+  }
+  for (const model::Prediction& p : ranking.ranked) {
+    if (!p.inTrain || !p.flags.empty()) continue;
+    std::printf("# fastest without accuracy caveats: %s (%.3f ms)\n", p.method.label().c_str(),
+                p.seconds * 1e3);
+    break;
+  }
+  if (!f.results.empty()) {
+    std::printf(
+        "# validation against %s: advised (fastest predicted among the methods that "
+        "ran) vs measured fastest to target, per cluster\n",
+        f.results.c_str());
+    const model::Agreement agreement =
+        model::compareWithResults(measured, computeOf, context.codec);
+    for (const std::string& line : model::formatAgreement(agreement)) {
+      std::printf("%s\n", line.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+CommandRegistration registration([](CommandGroups& groups) {
+  auto f = std::make_shared<AdviseFlags>();
+  CLI::App* cmd = groups.root->add_subcommand(
+      "advise", "Rank methods by predicted time per iteration (alpha-beta cost models)");
+  cmd->add_option("--model", f->model, "model whose tensors and FLOPs to use: mlp, cnn, resnet20");
+  cmd->add_option("--params", f->params, "a model of N float32 parameters, e.g. 25M");
+  cmd->add_option("--compute", f->compute, "compute time per iteration, e.g. 120ms");
+  cmd->add_option("--gflops", f->gflops,
+                  "compute speed: 3 x forward FLOPs x batch at X GFLOP/s (default 100)");
+  cmd->add_option("--workers", f->workers, "workers (default: the hosts the cluster fixes)");
+  cmd->add_option("--cluster", f->cluster, "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2")
+      ->required();
+  cmd->add_option("--batch-size", f->batch, "samples per worker and iteration")
+      ->capture_default_str();
+  cmd->add_option("--ps-shards", f->psShards, "K of the ps:K candidates")->capture_default_str();
+  cmd->add_flag("--no-measure", f->noMeasure,
+                "nominal encode/decode throughputs instead of measuring them here");
+  cmd->add_option("--repetitions", f->repetitions, "timed rounds per compressor (median)")
+      ->capture_default_str();
+  cmd->add_option("--top", f->top, "print only the N fastest (0: all)")->capture_default_str();
+  cmd->add_option("--results", f->results,
+                  "a sweep folder (tetrad run): measured accuracy penalties and agreement");
+  cmd->callback([f] { runAdvise(*f); });
+});
+
+}  // namespace
+}  // namespace tetrad::app

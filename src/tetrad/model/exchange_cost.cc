@@ -1,0 +1,177 @@
+// One exchange through all-reduce (exchange_cost.h), per bucket of c floats:
+//   none / 16-bit wire / summable   Σ allreduceCost(ALGO, p, c | c·2 B | ⌈P/4⌉)
+//   gather, sign vote                (p−1)·(B·α + ΣP·β)
+//   powersgd:R                       allreduceCost(n·R) + allreduceCost(m·R)
+//   gtopk:R                          (log2 q + 2[p≠q])·(B·α + Σ(20 + 8k)·β)
+#include "tetrad/model/exchange_cost.h"
+
+#include <cmath>
+
+#include "tetrad/collectives/collective_cost.h"
+#include "tetrad/collectives/partition.h"
+#include "tetrad/compress/spec.h"
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+
+namespace tetrad::model {
+namespace {
+
+int ceilLog2(int p) {
+  int rounds = 0;
+  while ((1 << rounds) < p) ++rounds;
+  return rounds;
+}
+
+// The all-reduces of one exchange: exact seconds, and the totals the closed
+// form needs.
+struct AllreduceCalls {
+  double seconds = 0;
+  size_t calls = 0;
+  double bytes = 0;       // Σ wire bytes of the vectors
+  double ringBlocks = 0;  // Σ ⌈c/p⌉ · element bytes
+  double nodeBlocks = 0;  // Σ ⌈c/m⌉ · element bytes (hierarchical leaders)
+};
+
+void addAllreduce(AllreduceCalls& calls, AllreduceAlgorithm algorithm, size_t count,
+                  WirePrecision wire, const NetworkModel& network) {
+  const int p = network.workers;
+  const double elem = wire == WirePrecision::kFloat32 ? 4.0 : 2.0;
+  calls.seconds += allreduceCost(algorithm, p, count, network.costParams(), wire);
+  calls.calls += 1;
+  calls.bytes += double(count) * elem;
+  calls.ringBlocks += double(largestBlock(count, p)) * elem;
+  const int nodes = (p + network.ranksPerNode - 1) / network.ranksPerNode;
+  calls.nodeBlocks += double(largestBlock(count, nodes)) * elem;
+}
+
+std::string bandwidthTerm(double bytes, double beta) {
+  return fmt::format("{} / {}", formatBytes(bytes), formatBandwidth(1 / beta));
+}
+
+std::string allreduceText(AllreduceAlgorithm algorithm, const AllreduceCalls& c,
+                          const NetworkModel& net) {
+  const int p = net.workers;
+  const std::string name = toString(algorithm);
+  switch (algorithm) {
+    case AllreduceAlgorithm::kRing:
+      return fmt::format("ring 2 × {} × ({} + {})", p - 1, latencyText(c.calls, net.alpha),
+                         bandwidthTerm(c.ringBlocks, net.beta));
+    case AllreduceAlgorithm::kRecursiveDoubling:
+      return fmt::format("rd {} × ({} + {})", ceilLog2(p), latencyText(c.calls, net.alpha),
+                         bandwidthTerm(c.bytes, net.beta));
+    case AllreduceAlgorithm::kRabenseifner:
+      return fmt::format("rabenseifner 2 × {} × {} + 2 × {}/{} × {}", ceilLog2(p),
+                         latencyText(c.calls, net.alpha), p - 1, p,
+                         bandwidthTerm(c.bytes, net.beta));
+    case AllreduceAlgorithm::kTree:
+      return fmt::format("tree 2 × {} × ({} + {})", ceilLog2(p), latencyText(c.calls, net.alpha),
+                         bandwidthTerm(c.bytes, net.beta));
+    case AllreduceAlgorithm::kHierarchical: {
+      const int g = std::min(net.ranksPerNode, p);
+      const int m = (p + net.ranksPerNode - 1) / net.ranksPerNode;
+      const CostParams params = net.costParams();
+      if (g <= 1) {  // one rank per node: the ring among all ranks
+        return fmt::format("hierarchical (1 rank per node) 2 × {} × ({} + {})", m - 1,
+                           latencyText(c.calls, net.alpha), bandwidthTerm(c.nodeBlocks, net.beta));
+      }
+      return fmt::format("hierarchical 2 × {} × ({} + {}) + 2 × {} × ({} + {})", ceilLog2(g),
+                         latencyText(c.calls, params.intraAlpha),
+                         bandwidthTerm(c.bytes, params.intraBeta), m - 1,
+                         latencyText(c.calls, net.alpha), bandwidthTerm(c.nodeBlocks, net.beta));
+    }
+    default:
+      return name;
+  }
+}
+
+}  // namespace
+
+std::string latencyText(double count, double alpha) {
+  if (count == 1) return formatSeconds(alpha);
+  return fmt::format("{:g} × {}", count, formatSeconds(alpha));
+}
+
+std::vector<BucketRange> exchangeBuckets(const Workload& workload, const Compressor& compressor) {
+  std::vector<ParameterSlot> slots;
+  for (size_t t = 0; t < workload.tensors.size(); ++t) {
+    slots.push_back(
+        {fmt::format("t{}", t), size_t(workload.tensors[t].elements), workload.tensors[t].shape});
+  }
+  return fuseInOrder(slots, compressor.isIdentity() ? kFusedBucketBytes : 0);
+}
+
+double packetBytes(const Compressor& compressor, size_t count) {
+  return std::ceil(compressor.bitsPerElement(count) * double(count) / 8.0);
+}
+
+ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compressor& compressor,
+                                   const Workload& workload, const NetworkModel& network) {
+  TETRAD_CHECK(algorithm != AllreduceAlgorithm::kNative, Unsupported,
+               "allreduce:native (MPI_Allreduce) has no cost model");
+  const int p = network.workers;
+  const std::vector<BucketRange> buckets = exchangeBuckets(workload, compressor);
+  const std::string name = parseCompressorSpec(compressor.spec()).name;
+  ExchangeEstimate estimate;
+  AllreduceCalls calls;
+  const Aggregation aggregation = compressor.aggregation();
+  if (aggregation == Aggregation::kSummable) {
+    for (const BucketRange& b : buckets) {
+      if (compressor.isIdentity()) {
+        addAllreduce(calls, algorithm, b.count, WirePrecision::kFloat32, network);
+      } else if (compressor.summableWire() != WirePrecision::kFloat32) {
+        addAllreduce(calls, algorithm, b.count, compressor.summableWire(), network);
+      } else {
+        const auto floats = size_t(std::ceil(packetBytes(compressor, b.count) / 4.0));
+        addAllreduce(calls, algorithm, floats, WirePrecision::kFloat32, network);
+      }
+    }
+  } else if (aggregation == Aggregation::kGather || name == "sign") {
+    double bytes = 0;
+    for (const BucketRange& b : buckets) bytes += packetBytes(compressor, b.count);
+    const double n = double(buckets.size());
+    estimate.seconds = (p - 1) * (n * network.alpha + bytes * network.beta);
+    estimate.messages = buckets.size();
+    estimate.decodesPerBucket = p;
+    estimate.text = fmt::format("allgather {} × ({} + {})", p - 1, latencyText(n, network.alpha),
+                                bandwidthTerm(bytes, network.beta));
+    return estimate;
+  } else if (name == "powersgd") {
+    const int64_t rank = parseCompressorSpec(compressor.spec()).integer(0, "rank");
+    for (const BucketRange& b : buckets) {
+      const std::vector<int64_t>& shape = b.shape;
+      const int64_t rows = shape.size() >= 2 ? shape[0] : 1;
+      const int64_t cols = shape.size() >= 2 ? int64_t(b.count) / rows : int64_t(b.count);
+      const int64_t r = std::min({rank, rows, cols});
+      if (shape.size() < 2 || (rows + cols) * r >= rows * cols) {
+        addAllreduce(calls, algorithm, b.count, WirePrecision::kFloat32, network);
+      } else {
+        addAllreduce(calls, algorithm, size_t(rows * r), WirePrecision::kFloat32, network);
+        addAllreduce(calls, algorithm, size_t(cols * r), WirePrecision::kFloat32, network);
+      }
+    }
+  } else if (name == "gtopk") {
+    const double ratio = parseCompressorSpec(compressor.spec()).ratio(0);
+    int q = 1;
+    while (q * 2 <= p) q *= 2;
+    const int rounds = ceilLog2(q) + (p != q ? 2 : 0);
+    double bytes = 0;
+    for (const BucketRange& b : buckets) {
+      bytes += 20 + 8 * std::max(1.0, std::round(ratio * double(b.count)));
+    }
+    const double n = double(buckets.size());
+    estimate.seconds = rounds * (n * network.alpha + bytes * network.beta);
+    estimate.messages = buckets.size();
+    estimate.text = fmt::format("gtopk merge {} × ({} + {})", rounds, latencyText(n, network.alpha),
+                                bandwidthTerm(bytes, network.beta));
+    return estimate;
+  } else {
+    TETRAD_FAIL(Unsupported, "compressor '{}': its custom protocol has no cost model",
+                compressor.spec());
+  }
+  estimate.seconds = calls.seconds;
+  estimate.messages = calls.calls;
+  estimate.text = allreduceText(algorithm, calls, network);
+  return estimate;
+}
+
+}  // namespace tetrad::model

@@ -1,0 +1,165 @@
+// A method's time per iteration (method_cost.h):
+//   bsp T = C + E + d·D + X;  local:H  C + (E + d·D + X)/H;
+//   ssp/asp  max(C + E + d·D + 2α + bytes·β, busiest link);  gossip  C + α + d·4n·β.
+#include "tetrad/model/method_cost.h"
+
+#include <algorithm>
+
+#include "tetrad/arch/gossip/gossip_cost.h"
+#include "tetrad/arch/gossip/topology_spec.h"
+#include "tetrad/arch/registry.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/compress/spec.h"
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/model/exchange_cost.h"
+#include "tetrad/model/ps_cost.h"
+#include "tetrad/sync/registry.h"
+
+namespace tetrad::model {
+namespace {
+
+std::string ms(double seconds) {
+  return fmt::format("{:.2f}", seconds * 1e3);
+}
+
+// The codec of one exchange: E + d·D, and its text.
+struct Codec {
+  double seconds = 0;
+  std::string text;
+};
+
+Codec codecOf(const CodecCost& cost, double decodes) {
+  Codec codec;
+  codec.seconds = cost.encodeSeconds + decodes * cost.decodeSeconds;
+  if (cost.source == "none") return codec;
+  codec.text = fmt::format(" + codec {} ({}: encode {} + {:.3g} × decode {})", ms(codec.seconds),
+                           cost.source, ms(cost.encodeSeconds), decodes, ms(cost.decodeSeconds));
+  return codec;
+}
+
+// The steady-state period H of local:H and post-local:T:H; 1 for others.
+int64_t averagingPeriod(const std::string& sync) {
+  if (!sync.starts_with("local:") && !sync.starts_with("post-local:")) return 1;
+  return parseInteger(sync.substr(sync.rfind(':') + 1), "Local SGD period");
+}
+
+void addAccuracyFlags(Prediction& p, const Compressor& compressor, const std::string& syncName) {
+  if (lossyCompressor(compressor)) {
+    p.flags.push_back(compressor.unbiased() ? "costs accuracy: unbiased compression adds variance"
+                                            : "costs accuracy: biased compression");
+  }
+  if (syncName == "local" || syncName == "post-local") {
+    p.flags.push_back("costs accuracy: fewer averages");
+  }
+  if (syncName == "ssp" || syncName == "asp") p.flags.push_back("costs accuracy: staleness");
+}
+
+Prediction gossipPrediction(const Method& method, const ModelContext& c) {
+  const std::string topo = method.arch.substr(std::string("gossip:").size());
+  const Topology topology = parseTopology(topo, c.network.workers, 1);
+  const double packet = 4.0 * double(c.workload.parameters);
+  const GossipCost step = gossipStepCost(topology, packet, c.network.alpha, c.network.beta);
+  Prediction p;
+  p.method = method;
+  p.inTrain = false;
+  p.computeSeconds = c.compute.seconds;
+  p.commSeconds = step.seconds;
+  p.seconds = p.computeSeconds + p.commSeconds;
+  p.derivation =
+      fmt::format("= compute {} + gossip {} [{} + {} × {} / {}, degree {}]", ms(p.computeSeconds),
+                  ms(p.commSeconds), formatSeconds(c.network.alpha), topology.maxDegree(),
+                  formatBytes(packet), formatBandwidth(1 / c.network.beta), topology.maxDegree());
+  p.flags = {"costs accuracy: neighbour averages only", "not yet in tetrad train"};
+  return p;
+}
+
+}  // namespace
+
+std::string Method::label() const {
+  return fmt::format("{} {} {}", sync, arch, compress);
+}
+
+Method canonicalMethod(const Method& method) {
+  Method canonical = method;
+  try {
+    canonical.compress = makeCompressor(method.compress)->spec();
+    if (!method.arch.starts_with("gossip:")) canonical.arch = describeArch(method.arch).canonical;
+    canonical.sync = makeSyncPolicy(method.sync)->spec();
+  } catch (const Error&) {
+    return method;
+  }
+  return canonical;
+}
+
+bool lossyCompressor(const Compressor& compressor) {
+  if (compressor.isIdentity()) return false;
+  const std::string name = parseCompressorSpec(compressor.spec()).name;
+  return name != "fp16" && name != "bf16";
+}
+
+Prediction predictMethod(const Method& given, const ModelContext& c) {
+  const CompressorPtr compressor = makeCompressor(given.compress);
+  Method method = given;
+  method.compress = compressor->spec();
+  if (method.arch.starts_with("gossip:")) {
+    TETRAD_CHECK(method.sync == "bsp" && compressor->isIdentity(), InvalidArgument,
+                 "method '{}': the gossip model covers D-PSGD (bsp, none) only", method.label());
+    return gossipPrediction(method, c);
+  }
+  const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
+  const ArchShape arch = describeArch(method.arch);
+  const CompressorPtr none = makeCompressor("none");
+  checkCombination(arch, *sync, *compressor, *none);
+  method.sync = sync->spec();
+  method.arch = arch.canonical;
+  const std::string syncName = parseSpec(method.sync, "--sync").name;
+
+  Prediction p;
+  p.method = method;
+  p.computeSeconds = c.compute.seconds;
+  const CodecCost codecCost = c.codec(*compressor, c.workload);
+  if (arch.family == "ps") {
+    const int shards = arch.shards > 0 ? arch.shards : c.network.workers;
+    const PsEstimate ps = psExchange(shards, arch.colocated, *compressor, c.workload, c.network);
+    const Codec codec = codecOf(codecCost, ps.exchange.decodesPerBucket);
+    if (sync->mode() == SyncMode::kPushPull) {
+      const double step = p.computeSeconds + codec.seconds + ps.roundTripSeconds;
+      p.seconds = std::max(step, ps.linkBoundSeconds);
+      p.codecSeconds = codec.seconds;
+      p.commSeconds = p.seconds - p.computeSeconds - p.codecSeconds;
+      p.derivation = fmt::format("= max(compute {}{} + round trip {}, busiest link {}) [{}]",
+                                 ms(p.computeSeconds), codec.text, ms(ps.roundTripSeconds),
+                                 ms(ps.linkBoundSeconds), ps.exchange.text);
+      addAccuracyFlags(p, *compressor, syncName);
+      return p;
+    }
+    p.codecSeconds = codec.seconds;
+    p.commSeconds = ps.exchange.seconds;
+    p.derivation = fmt::format("compute {}{} + comm {} [{}]", ms(p.computeSeconds), codec.text,
+                               ms(p.commSeconds), ps.exchange.text);
+  } else {
+    const AllreduceAlgorithm algorithm =
+        parseAllreduceAlgorithm(method.arch.substr(std::string("allreduce:").size()));
+    const ExchangeEstimate x = allreduceExchange(algorithm, *compressor, c.workload, c.network);
+    const Codec codec = codecOf(codecCost, x.decodesPerBucket);
+    p.codecSeconds = codec.seconds;
+    p.commSeconds = x.seconds;
+    p.derivation = fmt::format("compute {}{} + comm {} [{}]", ms(p.computeSeconds), codec.text,
+                               ms(p.commSeconds), x.text);
+  }
+  const int64_t period = averagingPeriod(method.sync);
+  if (period > 1) {
+    p.codecSeconds /= double(period);
+    p.commSeconds /= double(period);
+    const size_t plus = p.derivation.find(" + ");
+    p.derivation = fmt::format("{} + ({}) / {}", p.derivation.substr(0, plus),
+                               p.derivation.substr(plus + 3), period);
+  }
+  p.seconds = p.computeSeconds + p.codecSeconds + p.commSeconds;
+  p.derivation = "= " + p.derivation;
+  addAccuracyFlags(p, *compressor, syncName);
+  return p;
+}
+
+}  // namespace tetrad::model

@@ -1,0 +1,126 @@
+// α–β exchange costs against collective_cost.h and hand-computed formulas.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tetrad/collectives/collective_cost.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/model/exchange_cost.h"
+#include "tetrad/model/method_cost.h"
+#include "tetrad/model/ps_cost.h"
+
+namespace tetrad::model {
+namespace {
+
+ModelContext context(const Workload& workload, const std::string& cluster, int workers) {
+  ModelContext c{workload, networkModel(cluster, workers), {0.01, "fixed"}, nullptr};
+  c.codec = [](const Compressor& compressor, const Workload& w) {
+    return nominalCodec(compressor, w);
+  };
+  return c;
+}
+
+TEST(modelExchange, RingWithoutCompressionIsCollectiveCost) {
+  for (const Workload& w : {modelWorkload("cnn"), parameterWorkload(100000000)}) {
+    const NetworkModel net = networkModel("sim:1Gbps,50us", 8);
+    const CompressorPtr none = makeCompressor("none");
+    ASSERT_EQ(exchangeBuckets(w, *none).size(), 1u) << w.name;  // one fused bucket
+    const double expected =
+        allreduceCost(AllreduceAlgorithm::kRing, 8, w.parameters, net.costParams());
+    EXPECT_DOUBLE_EQ(allreduceExchange(AllreduceAlgorithm::kRing, *none, w, net).seconds, expected);
+    const Prediction p =
+        predictMethod({"bsp", "allreduce:ring", "none"}, context(w, net.cluster, 8));
+    EXPECT_DOUBLE_EQ(p.seconds, 0.01 + expected);
+    EXPECT_DOUBLE_EQ(p.codecSeconds, 0);
+  }
+  // cnn, 8 ranks on 1 Gb/s: 2·7·(50 µs + ⌈1663370/8⌉·4 B / 125 MB/s).
+  const double closed = 14 * (50e-6 + std::ceil(1663370.0 / 8) * 4 / 125e6);
+  EXPECT_NEAR(allreduceExchange(AllreduceAlgorithm::kRing, *makeCompressor("none"),
+                                modelWorkload("cnn"), networkModel("sim:1Gbps,50us", 8))
+                  .seconds,
+              closed, 1e-12);
+}
+
+TEST(modelExchange, GatherIsAnAllgatherOfPacketsPerTensor) {
+  const Workload mlp = modelWorkload("mlp");
+  const NetworkModel net = networkModel("sim:10Gbps,25us", 4);
+  const CompressorPtr topk = makeCompressor("topk:0.01,ef");
+  double bytes = 0;
+  for (const TensorShape& t : mlp.tensors) {
+    bytes += std::ceil(topk->bitsPerElement(t.elements) * double(t.elements) / 8);
+  }
+  const ExchangeEstimate x = allreduceExchange(AllreduceAlgorithm::kTree, *topk, mlp, net);
+  EXPECT_DOUBLE_EQ(x.seconds, 3 * (6 * 25e-6 + bytes / 1.25e9));
+  EXPECT_EQ(x.decodesPerBucket, 4);
+  EXPECT_EQ(x.messages, 6u);
+}
+
+TEST(modelExchange, SixteenBitWireAndRandomK) {
+  const Workload mlp = modelWorkload("mlp");
+  const NetworkModel net = networkModel("sim:10Gbps,25us", 8);
+  double fp16 = 0, randomk = 0;
+  const CompressorPtr rk = makeCompressor("randomk:0.01,ef");
+  for (const TensorShape& t : mlp.tensors) {
+    fp16 += allreduceCost(AllreduceAlgorithm::kRabenseifner, 8, t.elements, net.costParams(),
+                          WirePrecision::kFloat16);
+    const auto floats = size_t(std::ceil(packetBytes(*rk, t.elements) / 4));
+    randomk += allreduceCost(AllreduceAlgorithm::kRabenseifner, 8, floats, net.costParams());
+  }
+  EXPECT_DOUBLE_EQ(
+      allreduceExchange(AllreduceAlgorithm::kRabenseifner, *makeCompressor("fp16"), mlp, net)
+          .seconds,
+      fp16);
+  EXPECT_DOUBLE_EQ(allreduceExchange(AllreduceAlgorithm::kRabenseifner, *rk, mlp, net).seconds,
+                   randomk);
+}
+
+TEST(modelExchange, PowerSgdAllreducesPAndQ) {
+  // One 1000×1000 matrix, rank 2: all-reduces of 2000 and 2000 floats.
+  const Workload w = parameterWorkload(1000000);
+  const NetworkModel net = networkModel("sim:10Gbps,25us", 8);
+  const double expected = 2 * allreduceCost(AllreduceAlgorithm::kRing, 8, 2000, net.costParams());
+  EXPECT_DOUBLE_EQ(
+      allreduceExchange(AllreduceAlgorithm::kRing, *makeCompressor("powersgd:2"), w, net).seconds,
+      expected);
+}
+
+TEST(modelExchange, ParameterServerMatchesTheDocumentedFormula) {
+  // One 1M-float tensor: partitions of ≤ 4 MiB (1 of 4,000,000 B), W = 4.
+  const Workload w = parameterWorkload(1000000);
+  const NetworkModel net = networkModel("sim:1Gbps,50us", 4);
+  const CompressorPtr none = makeCompressor("none");
+  const double push = 16 + packetBytes(*none, 1000000), pull = 24 + 16 + 4e6;
+  const PsEstimate dedicated = psExchange(1, false, *none, w, net);
+  EXPECT_DOUBLE_EQ(dedicated.exchange.seconds, 2 * 50e-6 + (4 * push + 4 * pull) / 125e6);
+  EXPECT_DOUBLE_EQ(dedicated.linkBoundSeconds, 4 * pull / 125e6);
+  EXPECT_DOUBLE_EQ(dedicated.roundTripSeconds, 2 * 50e-6 + (push + pull) / 125e6);
+  // Colocated, K = W = 4, a 16 MiB tensor in four 4 MiB partitions, one
+  // per shard: each link carries (W−1) pieces each way, (W−1)/W of the model.
+  const Workload big = parameterWorkload(4 * 1048576);
+  const double piecePush = 16 + packetBytes(*none, 1048576), piecePull = 24 + 16 + 4.0 * 1048576;
+  const PsEstimate colocated = psExchange(4, true, *none, big, net);
+  EXPECT_EQ(colocated.exchange.messages, 4u);
+  EXPECT_DOUBLE_EQ(colocated.exchange.seconds, 2 * 50e-6 + (3 * piecePush + 3 * piecePull) / 125e6);
+  EXPECT_THROW(psExchange(4, true, *none, w, net), InvalidArgument);  // 1 partition, 4 shards
+}
+
+TEST(modelExchange, LocalSgdDividesTheExchangeByItsPeriod) {
+  const ModelContext c = context(modelWorkload("cnn"), "sim:1Gbps,50us", 8);
+  const Prediction bsp = predictMethod({"bsp", "allreduce:ring", "none"}, c);
+  const Prediction local = predictMethod({"local:4", "allreduce:ring", "none"}, c);
+  EXPECT_DOUBLE_EQ(local.commSeconds, bsp.commSeconds / 4);
+  EXPECT_DOUBLE_EQ(local.seconds, 0.01 + bsp.commSeconds / 4);
+  ASSERT_FALSE(local.flags.empty());
+  EXPECT_EQ(local.flags[0], "costs accuracy: fewer averages");
+}
+
+TEST(modelExchange, RefusesWhatTrainRefuses) {
+  const ModelContext c = context(modelWorkload("cnn"), "sim:1Gbps,50us", 8);
+  EXPECT_THROW(predictMethod({"ssp:4", "allreduce:ring", "none"}, c), InvalidArgument);
+  EXPECT_THROW(predictMethod({"bsp", "ps:1", "powersgd:2"}, c), InvalidArgument);
+  EXPECT_THROW(predictMethod({"bsp", "allreduce:native", "none"}, c), Error);
+}
+
+}  // namespace
+}  // namespace tetrad::model
