@@ -26,12 +26,17 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--arch", c.arch,
                   "Who exchanges with whom: " + knownArchitectures() +
                       " (allreduce ALGO: ring, rd, rabenseifner, tree, hierarchical, native; "
-                      "ps[:K][:colocated])")
+                      "ps[:K][:colocated]; gossip TOPO: ring, torus:RxC, exp, exp:one-peer, "
+                      "complete, random:D, file:PATH)")
       ->capture_default_str();
   cmd->add_option("--compress", c.compress,
                   "What goes on the wire: " + knownCompressors() + "; ',ef' adds error feedback")
       ->capture_default_str();
   cmd->add_option("--sched", c.sched, "Communication scheduling: " + knownSchedulers())
+      ->capture_default_str();
+  cmd->add_option("--gossip", c.gossip,
+                  "Gossip: dpsgd (full models), or choco:GAMMA (CHOCO-SGD: compressed "
+                  "differences, consensus step GAMMA in (0, 1])")
       ->capture_default_str();
   cmd->add_option("--ps-partition", c.psPartition,
                   "Parameter server: largest partition of the model (large tensors are split)")

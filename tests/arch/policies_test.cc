@@ -89,7 +89,9 @@ TEST(Architectures, ShapesAndRules) {
   EXPECT_NE(errorOf([] { describeArch("ps:2:nearby"); }).find("nearby"), std::string::npos);
   EXPECT_NE(errorOf([] { describeArch("mesh"); }).find("known: allreduce:ring, ps:2"),
             std::string::npos);
-  EXPECT_THROW(describeArch("gossip:ring"), Unsupported);
+  EXPECT_EQ(describeArch("gossip:torus:4x4").topology, "torus:4x4");
+  EXPECT_EQ(describeArch("gossip:exp:one-peer").canonical, "gossip:exp:one-peer");
+  EXPECT_NE(errorOf([] { describeArch("gossip"); }).find("name the topology"), std::string::npos);
 }
 
 TEST(Schedulers, NoneFusesInParameterOrder) {

@@ -90,7 +90,10 @@ TEST(TrainConfig, BadValuesAreClearErrors) {
 }
 
 TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
-  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.arch = "gossip:ring"; }).find("gossip"),
+  EXPECT_NE(unsupportedError([](TrainConfig& c) {
+              c.sync = "asp";
+              c.arch = "gossip:ring";
+            }).find("AD-PSGD"),
             std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sched = "wfbp"; }).find("--sched wfbp"),
             std::string::npos);
@@ -118,6 +121,9 @@ TEST(TrainConfig, EveryValidPointResolves) {
     c.sync = sync;
     c.compress = "topk:0.01,ef";
     EXPECT_NO_THROW(resolveConfig(c)) << sync;
+    c.arch = "gossip:ring";
+    c.gossip = "choco:0.1";
+    EXPECT_NO_THROW(resolveConfig(c)) << sync << " gossip";
   }
   TrainConfig ps;
   ps.sync = "ssp:2";
@@ -153,6 +159,29 @@ TEST(TrainConfig, InvalidCombinationsNameTheRule) {
   EXPECT_NE(resolveError([](TrainConfig& c) { c.psPartition = "2B"; }).find("--ps-partition"),
             std::string::npos);
   EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "bulk"; }).find("known: bsp"),
+            std::string::npos);
+  // Gossip rules.
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.arch = "gossip:ring";
+              c.compress = "topk:0.1";
+            }).find("--gossip choco:GAMMA"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.arch = "gossip:ring";
+              c.gossip = "choco:1.5";
+            }).find("(0, 1]"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.arch = "gossip:torus:3x3";
+              c.workers = 8;
+            }).find("invalid topology 'torus:3x3'"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) { c.gossip = "choco:0.5"; }).find("--arch gossip"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.arch = "gossip:ring";
+              c.sync = "ssp:1";
+            }).find("ssp runs on ps"),
             std::string::npos);
 }
 

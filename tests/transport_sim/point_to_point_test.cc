@@ -179,9 +179,31 @@ TEST(SimPointToPoint, SizeMismatchIsProtocolError) {
   }
 }
 
+// A rank may send to itself (a worker and its colocated server shard): over
+// the host's loopback (shared memory), not the network, and not counted.
+TEST(SimPointToPoint, MessagesToSelfUseTheLoopback) {
+  for (const char* cluster :
+       {"sim:2x10Gbps,25us", "sim:2x2:10Gbps,1us:1Gbps,25us", "sim:torus:2x2:10Gbps,25us"}) {
+    runSimulation(simOptions(cluster), [&](Transport& t) {
+      std::vector<std::byte> out(1 << 20, std::byte{7}), in(out.size());
+      const double start = t.now();
+      RequestPtr send = t.isend(t.rank(), 3, out);
+      t.recv(t.rank(), 3, in);
+      send->wait();
+      EXPECT_EQ(in, out) << cluster;
+      // 1 MiB at 50 GB/s: about 21 us, far below the 1 ms the link would take.
+      EXPECT_LT(t.now() - start, 1e-4) << cluster;
+      EXPECT_EQ(t.traffic().totalBytesSent(), 0u) << cluster;
+      RequestPtr again = t.isend(t.rank(), 4, out);
+      EXPECT_EQ(t.recvAny(4).source, t.rank());
+      again->wait();
+    });
+  }
+}
+
 TEST(SimPointToPoint, InvalidPeerAndReservedTag) {
   EXPECT_THROW(
-      runSimulation(simOptions("sim:2x10Gbps,25us"), [](Transport& t) { t.send(t.rank(), 0, {}); }),
+      runSimulation(simOptions("sim:2x10Gbps,25us"), [](Transport& t) { t.send(t.size(), 0, {}); }),
       InvalidArgument);
   EXPECT_THROW(
       runSimulation(simOptions("sim:2x10Gbps,25us"), [](Transport& t) { t.recvMessage(5, 0); }),

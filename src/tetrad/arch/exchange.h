@@ -13,6 +13,11 @@
 //       changes never mix).
 //   pushPull(update, params)  push-pull (ssp/asp): push this worker's model
 //       change, receive the latest weights; only architectures with servers.
+//   mixModels(params, step)  decentralized (gossip): replace the parameters
+//       by a weighted average with the neighbours' (D-PSGD) or take one
+//       compressed consensus step (CHOCO-SGD); mixesModels() is true and the
+//       worker loop mixes models where other architectures average
+//       gradients or model changes.
 //
 // Roles: ranks 0..W-1 are workers. Architectures with dedicated servers own
 // the ranks W.. of the world: those ranks call serve() instead of training.
@@ -60,6 +65,10 @@ struct ExchangeContext {
   // Push-pull: the servers stop the run once they have applied this many
   // updates (iterations × W); 0 when the sync policy is collective.
   int64_t updateLimit = 0;
+  // Gossip: the topology spec (ring, torus:RxC, ...) and "dpsgd" or
+  // "choco:GAMMA".
+  std::string topology;
+  std::string gossip = "dpsgd";
 };
 
 // Reply of one push-pull step.
@@ -88,6 +97,9 @@ class Exchange {
   virtual void average(ExchangeStream stream, size_t bucket, std::span<float> values) = 0;
   // Push-pull step; see the header comment. Default: Unsupported.
   virtual PullResult pushPull(std::span<const float> update, std::span<float> params);
+  // Gossip; see the header comment. Default: Unsupported.
+  virtual bool mixesModels() const { return false; }
+  virtual void mixModels(std::span<float> params, int64_t step);
   // Workers, once after training: releases the servers and joins colocated
   // ones (rethrowing their errors).
   virtual void finish() {}

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/arch/allreduce/allreduce_exchange.h"
+#include "tetrad/arch/gossip/gossip_exchange.h"
 #include "tetrad/arch/ps/ps_exchange.h"
 #include "tetrad/core/error.h"
 
@@ -22,6 +23,10 @@ ExchangePtr makePs(const ArchShape& shape, const ExchangeContext& context) {
   return makePsExchange(shards, shape.colocated, context);
 }
 
+ExchangePtr makeGossip(const ArchShape& shape, const ExchangeContext& context) {
+  return makeGossipExchange(shape.topology, context);
+}
+
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
       {{"allreduce", "allreduce:ring",
@@ -29,6 +34,10 @@ const std::vector<Entry>& table() {
        makeAllreduce},
       {{"ps", "ps:2", "K sharded parameter servers, dedicated ranks [:colocated in workers]"},
        makePs},
+      {{"gossip", "gossip:ring",
+        "decentralized: mix models with the neighbours of ring, torus:RxC, exp, exp:one-peer, "
+        "complete, random:D, file:PATH"},
+       makeGossip},
   };
   return entries;
 }
@@ -68,23 +77,53 @@ ArchShape parsePs(const SpecParams& params) {
   return shape;
 }
 
-bool isPlanned(const std::string& name) {
-  return name == "gossip" || name == "dpsgd" || name == "adpsgd" || name == "choco";
+ArchShape parseGossip(const SpecParams& params) {
+  if (params.params.empty()) params.fail("name the topology, e.g. gossip:ring or gossip:torus:4x4");
+  ArchShape shape;
+  shape.family = "gossip";
+  for (const std::string& part : params.params) {
+    shape.topology += (shape.topology.empty() ? "" : ":") + part;
+  }
+  shape.canonical = "gossip:" + shape.topology;
+  return shape;
 }
 
 }  // namespace
 
 ArchShape describeArch(std::string_view spec) {
   SpecParams params = parseSpec(spec, "--arch");
-  TETRAD_CHECK(!isPlanned(params.name), Unsupported,
-               "--arch {} is not yet supported: use allreduce:ALGO or ps[:K][:colocated]", spec);
   lookupEntry(table(), params);  // unknown names: "known: ..."
-  return params.name == "ps" ? parsePs(params) : parseAllreduce(params);
+  if (params.name == "ps") return parsePs(params);
+  if (params.name == "gossip") return parseGossip(params);
+  return parseAllreduce(params);
 }
 
 void checkCombination(const ArchShape& arch, const SyncPolicy& sync, const Compressor& compress,
-                      const Compressor& pullCompress) {
-  if (sync.mode() == SyncMode::kPushPull) {
+                      const Compressor& pullCompress, const std::string& gossip) {
+  if (arch.family == "gossip") {
+    TETRAD_CHECK(sync.mode() == SyncMode::kCollective || sync.stalenessBound() < 0, InvalidArgument,
+                 "--sync {} bounds staleness through servers; gossip has none (rule: ssp runs on "
+                 "ps)",
+                 sync.spec());
+    TETRAD_CHECK(sync.mode() == SyncMode::kCollective, Unsupported,
+                 "--sync asp --arch {} (AD-PSGD) is not yet supported: use --sync bsp (D-PSGD) "
+                 "or local:H over gossip, or asp on ps",
+                 arch.canonical);
+    const double gamma = parseGossipMode(gossip);
+    TETRAD_CHECK(gamma > 0 || compress.isIdentity(), InvalidArgument,
+                 "--compress {} on plain D-PSGD does not converge (neighbours average lossy "
+                 "copies): use --gossip choco:GAMMA with it (rule: compressed gossip is CHOCO)",
+                 compress.spec());
+    TETRAD_CHECK(compress.aggregation() != Aggregation::kCustom, InvalidArgument,
+                 "--compress {} aggregates with its own all-reduce protocol; CHOCO sends one "
+                 "packet to each neighbour: use another compressor",
+                 compress.spec());
+  } else {
+    TETRAD_CHECK(gossip == "dpsgd", InvalidArgument,
+                 "--gossip {} applies to --arch gossip:TOPO only (the run uses {})", gossip,
+                 arch.canonical);
+  }
+  if (sync.mode() == SyncMode::kPushPull && arch.family != "gossip") {
     TETRAD_CHECK(arch.holdsWeights(), InvalidArgument,
                  "--sync {} needs servers that hold the weights: use --arch ps[:K][:colocated] "
                  "(got --arch {}; rule: ssp and asp run on ps)",

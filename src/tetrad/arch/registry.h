@@ -7,6 +7,9 @@
 //                             dedicated ranks W..W+K-1, or colocated: a server
 //                             task inside each of the first K workers
 //                             (ps:colocated: K = W)
+//   gossip:TOPO               decentralized mixing with the neighbours of a
+//                             topology (arch/gossip/topology_spec.h);
+//                             D-PSGD, or CHOCO-SGD with --gossip choco:GAMMA
 //
 // describeArch() tells, before anything runs, how many extra ranks the world
 // needs; checkCombination() applies the compatibility rules of docs/sync.md
@@ -30,6 +33,7 @@ struct ArchShape {
   int serverRanks = 0;    // extra ranks after the workers (dedicated servers)
   int shards = 0;         // parameter servers: K (0: as many as workers)
   bool colocated = false;
+  std::string topology;  // gossip: "ring", "torus:4x4", ...
   bool holdsWeights() const { return family == "ps"; }
 };
 
@@ -37,9 +41,10 @@ struct ArchShape {
 ArchShape describeArch(std::string_view spec);
 
 // Throws InvalidArgument when `sync` cannot run on `arch` with compressor
-// `compress`, naming the rule.
+// `compress` (and the gossip mode "dpsgd" or "choco:GAMMA"), naming the rule;
+// Unsupported for valid points not built yet (asp on gossip: AD-PSGD).
 void checkCombination(const ArchShape& arch, const SyncPolicy& sync, const Compressor& compress,
-                      const Compressor& pullCompress);
+                      const Compressor& pullCompress, const std::string& gossip = "dpsgd");
 
 // Builds this rank's Exchange. context.world/workers/tags must be set.
 ExchangePtr makeExchange(std::string_view spec, const ExchangeContext& context);

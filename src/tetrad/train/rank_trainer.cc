@@ -12,34 +12,15 @@
 #include "tetrad/core/error.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
+#include "tetrad/train/consensus.h"
 #include "tetrad/train/evaluation.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/rank_trainer_run.h"
 #include "tetrad/train/replica.h"
 #include "tetrad/transport/prefix_transport.h"
 #include "tetrad/transport/tag_space.h"
 
 namespace tetrad::train {
-
-struct RankTrainer::Run {
-  int workers = 0;
-  std::unique_ptr<PrefixTransport> workerView;  // when servers own ranks
-  Transport* group = nullptr;                   // the workers
-  TagSpace tags;
-  Tag broadcastTag = 0, evalTag = 0, totalsTag = 0;
-  std::unique_ptr<Replica> replica;
-  SyncPolicyPtr sync;
-  SchedulerPtr scheduler;
-  std::vector<BucketRange> buckets;
-  ExchangePtr exchange;
-  std::unique_ptr<RunMeter> meter;
-  std::unique_ptr<LrSchedule> schedule;
-  std::unique_ptr<BatchBuilder> testBatches;
-  std::vector<int64_t> testShard;
-  int64_t perEpoch = 0, total = 0, logEvery = 1;
-  int64_t lastEval = -1;
-  double lastTest = -1;
-  RankResult result;
-};
 
 namespace {
 
@@ -89,7 +70,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.broadcastTag = r.tags.reserve(kCollectiveTagSpan, "the initial broadcast");
   r.evalTag = r.tags.reserve(kEvaluationTagSpan, "evaluation");
   r.totalsTag = r.tags.reserve(kCollectiveTagSpan, "run totals");
-  r.meter = std::make_unique<RunMeter>(world_);
+  r.consensusTag = r.tags.reserve(kConsensusTagSpan, "consensus metrics");
 
   r.perEpoch = stepsPerEpoch(data_.train.size(), r.workers, c.batchSize);
   r.total = r.perEpoch * c.epochs;
@@ -127,11 +108,14 @@ RankResult RankTrainer::run(bool keepParameters) {
   context.seed = c.seed;
   const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
   context.updateLimit = pushPull ? r.total * r.workers : 0;
+  context.topology = config_.arch.topology;
+  context.gossip = config_.gossip;
   r.exchange = makeExchange(config_.arch.canonical, context);
 
   RankRole role = RankRole::kWorker;
   if (!worker) {
     role = RankRole::kServer;
+    r.meter = std::make_unique<RunMeter>(world_);
     r.exchange->serve();
   } else {
     const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
@@ -145,7 +129,12 @@ RankResult RankTrainer::run(bool keepParameters) {
         r.testShard.push_back(int64_t(i));
       }
     }
+    if (world_.rank() == 0) {
+      for (size_t i = 0; i < data_.test.size(); ++i) r.fullTestSet.push_back(int64_t(i));
+    }
     r.exchange->start(r.replica->flat().parameters());
+    // Set-up (the initial broadcast, seeding the servers) is not training.
+    r.meter = std::make_unique<RunMeter>(world_);
     if (pushPull) {
       runPushPull(r);
     } else {
@@ -176,6 +165,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   }
   r.result.epochs = double(r.result.samples) / double(r.perEpoch * r.workers * c.batchSize);
   r.result.trainTime = r.meter->trainTime();
+  r.result.consensusDistance = r.lastConsensus;
   r.result.wallTime = r.meter->wallTime();
   if (recorder_) recorder_->endProgress();
   if (keepParameters && worker) {
@@ -188,12 +178,16 @@ RankResult RankTrainer::run(bool keepParameters) {
 void RankTrainer::runCollective(Run& r) {
   FlatModel& flat = r.replica->flat();
   const std::span<float> params = flat.parameters(), grads = flat.gradients();
+  // Gossip mixes models where the others average: D-PSGD mixes after every
+  // step (adapt, then combine), local:H every H steps.
+  const bool mixes = r.exchange->mixesModels();
   std::vector<float> anchor, change;
-  if (r.sync->averagesModels()) anchor.assign(params.begin(), params.end());
-  int64_t iteration = 0;
+  if (r.sync->averagesModels() && !mixes) anchor.assign(params.begin(), params.end());
+  int64_t iteration = 0, mixSteps = 0;
   while (iteration < r.total) {
     const double lr = r.schedule->at(iteration);
-    const SyncPoint point = r.sync->at(iteration);
+    SyncPoint point = r.sync->at(iteration);
+    if (mixes && point.reduceGradients) point = {false, true};
     const BatchOutcome batch = r.replica->forwardBackward(iteration);
     charge(world_, *r.meter, batch.charged);
     r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
@@ -206,7 +200,11 @@ void RankTrainer::runCollective(Run& r) {
       r.meter->addComm(world_.now() - start);
     }
     charge(world_, *r.meter, r.replica->step(lr));
-    if (point.averageModels) {
+    if (point.averageModels && mixes) {
+      const double start = world_.now();
+      r.exchange->mixModels(params, mixSteps++);
+      r.meter->addComm(world_.now() - start);
+    } else if (point.averageModels) {
       // Local SGD: average the change since the last average, then move on.
       const double start = world_.now();
       change.resize(params.size());
@@ -266,53 +264,6 @@ void RankTrainer::runPushPull(Run& r) {
     if (pull.stop) break;
   }
   if (output && r.lastEval != global) evaluate(r, global);
-}
-
-void RankTrainer::evaluate(Run& r, int64_t iteration) {
-  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
-  r.meter->beginEval();
-  std::unique_ptr<PrefixTransport> alone;
-  Transport* group = r.group;
-  if (pushPull) {
-    alone = std::make_unique<PrefixTransport>(world_, 1);
-    group = alone.get();
-  }
-  const EvalResult e = evaluateOnRanks(r.replica->model(), *r.testBatches, r.testShard, *group,
-                                       {config_.allreduce, ReduceOp::kSum, r.evalTag});
-  r.meter->endEval();
-  r.lastEval = iteration;
-  r.lastTest = e.accuracy;
-  r.result.finalAccuracy = e.accuracy;
-  r.result.finalLoss = e.loss;
-  const double target = config_.given.targetAccuracy;
-  if (target > 0 && r.result.timeToTarget < 0 && e.accuracy >= target) {
-    r.result.timeToTarget = r.meter->trainTime();
-    r.result.iterationsToTarget = iteration;
-  }
-  if (recorder_) {
-    MetricsRecord record = r.meter->record("eval", iteration, double(iteration) / r.perEpoch);
-    record.loss = e.loss;
-    record.accuracy = e.accuracy;
-    recorder_->record(record);
-  }
-}
-
-void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
-  if (!recorder_) return;
-  if (iteration % r.logEvery == 0 || iteration == r.total) {
-    MetricsRecord record = r.meter->record("train", iteration, double(iteration) / r.perEpoch);
-    record.lr = lr;
-    recorder_->record(record);
-  }
-  const int64_t epochs = config_.given.epochs;
-  recorder_->progress(
-      fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
-                  "wall {:.1f} s",
-                  std::min(epochs, iteration / r.perEpoch + 1), epochs, iteration, r.total,
-                  r.meter->windowLoss(), r.meter->windowAccuracy(),
-                  r.lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", r.lastTest),
-                  config_.mpi ? "time" : "sim", r.meter->trainTime(), r.meter->wallTime()),
-      false);
 }
 
 }  // namespace tetrad::train

@@ -2,7 +2,8 @@
 //
 //   Replica    (replica.h)       model, optimizer, flat buffers, data shard
 //   SyncPolicy (sync/)           when to exchange: bsp, ssp:S, asp, local:H, ...
-//   Exchange   (arch/)           who with whom: allreduce:ALGO, ps[:K][:colocated]
+//   Exchange   (arch/)           who with whom: allreduce:ALGO, ps[:K][:colocated],
+//                                gossip:TOPO
 //   Scheduler  (sched/)          the bucket plan and when buckets leave: none
 //   RunMeter   (run_meter.h)     time, traffic and metrics bookkeeping
 //
@@ -12,9 +13,11 @@
 // as sync->at(iteration) says. Push-pull policies (ssp, asp), per local step:
 //   batch -> forward/backward -> optimizer step -> push the model change,
 //   pull the latest weights (the servers enforce the staleness bound).
-// Dedicated server ranks only serve. Replicas start identical because rank 0
-// broadcasts its parameters. Evaluation (the workers' shares of the test
-// set, or rank 0 alone under push-pull) is excluded from time and traffic.
+// On gossip, the models are mixed with the neighbours after the step where
+// other architectures average (every step under bsp: D-PSGD / CHOCO-SGD;
+// every H under local:H). Dedicated server ranks only serve. Replicas start identical because rank
+// 0 broadcasts its parameters. Evaluation (the workers' shares of the test set, or rank 0 alone
+// under push-pull) is excluded from time and traffic.
 //
 // Never holds a LibTorch thread-local guard (NoGradGuard) across a transport
 // call: under SimGrid every rank is an actor of one thread, and a guard left
@@ -40,8 +43,10 @@ struct RankResult {
   int64_t iterations = 0;  // global iterations (push-pull: updates applied / W)
   int64_t updatesApplied = 0;
   double epochs = 0;
-  double finalAccuracy = 0;
+  double finalAccuracy = 0;  // gossip: of the average model
   double finalLoss = 0;
+  double finalOwnAccuracy = -1;   // gossip: rank 0's own model
+  double consensusDistance = -1;  // gossip: at the last metrics line
   double timeToTarget = -1;
   int64_t iterationsToTarget = -1;
   double trainTime = 0;

@@ -19,7 +19,11 @@ const char* toString(RankRole role) {
 }
 
 RunMeter::RunMeter(Transport& world)
-    : world_(world), start_(world.now()), wallStart_(Clock::now()) {}
+    : world_(world),
+      start_(world.now()),
+      wallStart_(Clock::now()),
+      sentAtStart_(world.traffic().totalBytesSent()),
+      receivedAtStart_(world.traffic().totalBytesReceived()) {}
 
 void RunMeter::addBatch(double meanLoss, double correct, int batchSize) {
   windowLoss_ += meanLoss * batchSize;
@@ -56,11 +60,11 @@ double RunMeter::wallTime() const {
 }
 
 uint64_t RunMeter::bytesSent() const {
-  return world_.traffic().totalBytesSent() - evalSent_;
+  return world_.traffic().totalBytesSent() - sentAtStart_ - evalSent_;
 }
 
 uint64_t RunMeter::bytesReceived() const {
-  return world_.traffic().totalBytesReceived() - evalReceived_;
+  return world_.traffic().totalBytesReceived() - receivedAtStart_ - evalReceived_;
 }
 
 double RunMeter::windowLoss() const {

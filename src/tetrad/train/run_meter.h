@@ -1,7 +1,8 @@
 // RunMeter: one rank's running totals of a training run — training time on
 // the engine's clock and on the wall, compute and communication seconds,
-// bytes sent and received — with evaluation left out of all of them, and the
-// loss/accuracy window of the metrics lines. The worker loop reports what
+// bytes sent and received — counted from its construction (after set-up:
+// the initial broadcast, seeding servers), with evaluation left out of all
+// of them, and the loss/accuracy window of the metrics lines. The worker loop reports what
 // happened; the meter keeps the books, so the loop stays a composition.
 //
 // RankTotals are what every rank contributes at the end; gatherTotals()
@@ -67,6 +68,7 @@ class RunMeter {
   Transport& world_;
   double start_;
   Clock::time_point wallStart_;
+  uint64_t sentAtStart_, receivedAtStart_;  // set-up traffic before the meter
   double computeTime_ = 0, commTime_ = 0, evalTime_ = 0, evalWall_ = 0;
   uint64_t evalSent_ = 0, evalReceived_ = 0;
   double evalStart_ = 0;

@@ -54,6 +54,8 @@ void RunRecorder::record(const MetricsRecord& r) {
   j["bytes_received"] = r.bytesReceived;
   j["compute_time"] = r.computeTime;
   j["comm_time"] = r.commTime;
+  if (r.consensusDistance >= 0) j["consensus_distance"] = r.consensusDistance;
+  if (r.ownAccuracy >= 0) j["rank0_accuracy"] = r.ownAccuracy;
   if (r.meanStaleness >= 0) {
     j["mean_staleness"] = r.meanStaleness;
     j["max_staleness"] = r.maxStaleness;

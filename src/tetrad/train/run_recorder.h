@@ -40,6 +40,10 @@ struct MetricsRecord {
   // since the previous line (mean and max); absent when < 0.
   double meanStaleness = -1;
   int64_t maxStaleness = -1;
+  // Gossip: train lines, (1/n) Σ‖x_i − x̄‖²; eval lines, the accuracy of
+  // rank 0's own model (`accuracy` is the average model's). Absent when < 0.
+  double consensusDistance = -1;
+  double ownAccuracy = -1;
 };
 
 class RunRecorder {

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "tetrad/arch/gossip/topology_spec.h"
 #include "tetrad/arch/registry.h"
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/compress/registry.h"
@@ -63,7 +64,8 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   const CompressorPtr pullCompress = makeCompressor(c.psPullCompress);
   r.compress = compress->spec();
   r.pullCompress = pullCompress->spec();
-  checkCombination(r.arch, *sync, *compress, *pullCompress);
+  checkCombination(r.arch, *sync, *compress, *pullCompress, c.gossip);
+  r.gossip = c.gossip;
   if (r.arch.family == "allreduce") {
     r.allreduce = parseAllreduceAlgorithm(r.arch.canonical.substr(10));
   }
@@ -76,8 +78,13 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                InvalidArgument, "unknown --data '{}' (use one of {})", c.data, joined(datasets));
   r.partition = parsePartition(c.partition);
 
-  r.mpi = isMpiCluster(c.cluster);        // throws on anything but mpi / sim:...
-  if (!r.mpi) fixedHostCount(c.cluster);  // throws on a malformed spec
+  r.mpi = isMpiCluster(c.cluster);                          // throws on anything but mpi / sim:...
+  const int fixed = r.mpi ? 0 : fixedHostCount(c.cluster);  // throws on a malformed spec
+  if (r.arch.family == "gossip") {
+    // The topology must fit the workers: checked now where their number is known.
+    const int known = c.workers > 0 ? c.workers : (r.mpi || fixed < 0 ? 0 : fixed > 0 ? fixed : 4);
+    if (known > 0) parseTopology(r.arch.topology, known, c.seed);
+  }
   TETRAD_CHECK(c.workers == -1 || c.workers >= 1, InvalidArgument,
                "invalid --workers {}: need at least one worker", c.workers);
   TETRAD_CHECK(!(r.arch.canonical == "allreduce:native" && !r.mpi), Unsupported,
@@ -143,6 +150,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["compress"] = r.compress;
   j["sched"] = r.sched;
   j["ps_pull_compress"] = r.pullCompress;
+  j["gossip"] = r.arch.family == "gossip" ? r.gossip : "";
   j["ps_partition_bytes"] = r.psPartitionBytes;
   j["server_ranks"] = r.arch.serverRanks;
   j["model"] = c.model;

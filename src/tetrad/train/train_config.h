@@ -61,6 +61,7 @@ struct TrainConfig {
   std::string bucketSize = "auto";      // auto | BYTES (0: one bucket per tensor)
   std::string psPartition = "4MiB";     // parameter server: largest partition
   std::string psPullCompress = "none";  // parameter server: compressor of replies
+  std::string gossip = "dpsgd";         // gossip: dpsgd | choco:GAMMA
   uint64_t seed = 1;
   // Evaluation, logging, stopping.
   int64_t evalEvery = 0;      // iterations; 0: at epoch ends only
@@ -78,6 +79,7 @@ struct ResolvedConfig {
   // The taxonomy point, canonical (e.g. "topk:0.01,ef", "ps:2:colocated").
   std::string sync, compress, pullCompress, sched;
   ArchShape arch;
+  std::string gossip;  // "dpsgd" or "choco:GAMMA" (gossip only)
   // The all-reduce algorithm of the run's own collectives (evaluation,
   // statistics): the arch's with allreduce, ring otherwise.
   AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;

@@ -60,6 +60,11 @@ std::string TrainSummary::toJson() const {
   j["global_batch_size"] = globalBatch;
   j["final_test_accuracy"] = finalAccuracy;
   j["final_test_loss"] = finalLoss;
+  if (!gossip.empty()) {
+    j["gossip"] = gossip;
+    j["final_rank0_test_accuracy"] = finalOwnAccuracy;
+    j["final_consensus_distance"] = consensusDistance;
+  }
   j["target_accuracy"] = targetAccuracy;
   j["time_to_target"] = timeToTarget >= 0 ? nlohmann::ordered_json(timeToTarget) : nullptr;
   j["iterations_to_target"] =
@@ -103,7 +108,13 @@ std::string TrainSummary::toText() const {
   text += fmt::format("  parameters         {}\n", parameters);
   text += fmt::format("  iterations         {} ({:.2f} epochs, global batch {})\n", iterations,
                       epochs, globalBatch);
-  text += fmt::format("  test accuracy      {:.4f} (loss {:.4f})\n", finalAccuracy, finalLoss);
+  text += fmt::format("  test accuracy      {:.4f} (loss {:.4f}){}\n", finalAccuracy, finalLoss,
+                      gossip.empty()
+                          ? std::string()
+                          : fmt::format(", average model; rank 0's own {:.4f}", finalOwnAccuracy));
+  if (!gossip.empty()) {
+    text += fmt::format("  consensus distance {:.4g}\n", consensusDistance);
+  }
   text += fmt::format("  target accuracy    {}\n", target);
   if (engine == "sim") {
     text += fmt::format("  training time      {} simulated (wall {})\n", formatSeconds(trainTime),
@@ -197,6 +208,11 @@ TrainSummary runTraining(const TrainConfig& flags) {
     summary.globalBatch = int64_t(c.batchSize) * r.workers;
     summary.finalAccuracy = r.finalAccuracy;
     summary.finalLoss = r.finalLoss;
+    if (config.arch.family == "gossip") {
+      summary.gossip = config.gossip;
+      summary.finalOwnAccuracy = r.finalOwnAccuracy;
+      summary.consensusDistance = r.consensusDistance;
+    }
     summary.targetAccuracy = c.targetAccuracy;
     summary.timeToTarget = r.timeToTarget;
     summary.iterationsToTarget = r.iterationsToTarget;

@@ -26,7 +26,7 @@ namespace tetrad::train {
 struct TrainSummary {
   std::string folder;  // the run folder ("" when none was written)
   std::string engine;  // "sim" or "mpi"
-  std::string model, data, cluster, sync, arch, compress, pullCompress, sched;
+  std::string model, data, cluster, sync, arch, compress, pullCompress, sched, gossip;
   int workers = 0;      // W
   int serverRanks = 0;  // dedicated parameter servers (ranks W..)
   int64_t parameters = 0;
@@ -34,7 +34,9 @@ struct TrainSummary {
   int64_t updatesApplied = 0;  // push-pull: updates the servers applied
   double epochs = 0;           // epochs completed (fractional when capped)
   int64_t globalBatch = 0;
-  double finalAccuracy = 0;  // on the test set
+  double finalAccuracy = 0;       // on the test set (gossip: of the average model)
+  double finalOwnAccuracy = -1;   // gossip: rank 0's own model
+  double consensusDistance = -1;  // gossip: at the end
   double finalLoss = 0;
   double targetAccuracy = 0;  // 0: none
   double timeToTarget = -1;   // training time when first reached; -1: never

@@ -1,0 +1,91 @@
+// RankTrainer's evaluation and metrics lines (see rank_trainer.h): what is
+// measured, on which model, and what is excluded from the training numbers.
+#include <algorithm>
+
+#include "tetrad/train/consensus.h"
+#include "tetrad/train/evaluation.h"
+#include "tetrad/train/rank_trainer.h"
+#include "tetrad/train/rank_trainer_run.h"
+
+namespace tetrad::train {
+
+// Collective policies: every worker evaluates its share of the test set.
+// Gossip: the workers' models differ, so the average model x̄ is evaluated
+// that way, and rank 0 also evaluates its own model on the whole test set.
+// Push-pull: rank 0 alone, on the weights it pulled last. All of it is
+// bracketed as evaluation (no training time, no training bytes).
+void RankTrainer::evaluate(Run& r, int64_t iteration) {
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
+  const bool mixes = r.exchange->mixesModels();
+  Model& model = r.replica->model();
+  const std::span<float> params = r.replica->flat().parameters();
+  r.meter->beginEval();
+  std::unique_ptr<PrefixTransport> alone;
+  Transport* group = r.group;
+  if (pushPull || (mixes && world_.rank() == 0))
+    alone = std::make_unique<PrefixTransport>(world_, 1);
+  if (pushPull) group = alone.get();
+  double own = -1;
+  if (mixes && world_.rank() == 0) {
+    own = evaluateOnRanks(model, *r.testBatches, r.fullTestSet, *alone,
+                          {config_.allreduce, ReduceOp::kSum, r.evalTag})
+              .accuracy;
+  }
+  std::vector<float> mine;
+  if (mixes) {
+    const std::vector<float> average =
+        averageModel(*r.group, params, {config_.allreduce, ReduceOp::kAverage, r.consensusTag});
+    mine.assign(params.begin(), params.end());
+    std::copy(average.begin(), average.end(), params.begin());
+  }
+  const EvalResult e = evaluateOnRanks(model, *r.testBatches, r.testShard, *group,
+                                       {config_.allreduce, ReduceOp::kSum, r.evalTag});
+  if (mixes) std::copy(mine.begin(), mine.end(), params.begin());
+  r.meter->endEval();
+  r.lastEval = iteration;
+  r.lastTest = e.accuracy;
+  r.result.finalAccuracy = e.accuracy;
+  r.result.finalLoss = e.loss;
+  r.result.finalOwnAccuracy = own;
+  const double target = config_.given.targetAccuracy;
+  if (target > 0 && r.result.timeToTarget < 0 && e.accuracy >= target) {
+    r.result.timeToTarget = r.meter->trainTime();
+    r.result.iterationsToTarget = iteration;
+  }
+  if (recorder_) {
+    MetricsRecord record = r.meter->record("eval", iteration, double(iteration) / r.perEpoch);
+    record.loss = e.loss;
+    record.accuracy = e.accuracy;
+    record.ownAccuracy = own;
+    recorder_->record(record);
+  }
+}
+
+void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
+  const bool line = iteration % r.logEvery == 0 || iteration == r.total;
+  const bool mixes = r.exchange->mixesModels();
+  if (line && mixes) {
+    r.meter->beginEval();
+    r.lastConsensus = consensusDistance(*r.group, r.replica->flat().parameters(),
+                                        {config_.allreduce, ReduceOp::kSum, r.consensusTag});
+    r.meter->endEval();
+  }
+  if (!recorder_) return;
+  if (line) {
+    MetricsRecord record = r.meter->record("train", iteration, double(iteration) / r.perEpoch);
+    record.lr = lr;
+    if (mixes) record.consensusDistance = r.lastConsensus;
+    recorder_->record(record);
+  }
+  const int64_t epochs = config_.given.epochs;
+  recorder_->progress(
+      fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
+                  "wall {:.1f} s",
+                  std::min(epochs, iteration / r.perEpoch + 1), epochs, iteration, r.total,
+                  r.meter->windowLoss(), r.meter->windowAccuracy(),
+                  r.lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", r.lastTest),
+                  config_.mpi ? "time" : "sim", r.meter->trainTime(), r.meter->wallTime()),
+      false);
+}
+
+}  // namespace tetrad::train

@@ -1,0 +1,42 @@
+// The state of one run of RankTrainer (internal to rank_trainer*.cc).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "tetrad/arch/registry.h"
+#include "tetrad/sched/registry.h"
+#include "tetrad/sync/registry.h"
+#include "tetrad/train/batch.h"
+#include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/rank_trainer.h"
+#include "tetrad/train/replica.h"
+#include "tetrad/transport/prefix_transport.h"
+#include "tetrad/transport/tag_space.h"
+
+namespace tetrad::train {
+
+struct RankTrainer::Run {
+  int workers = 0;
+  std::unique_ptr<PrefixTransport> workerView;  // when servers own ranks
+  Transport* group = nullptr;                   // the workers
+  TagSpace tags;
+  Tag broadcastTag = 0, evalTag = 0, totalsTag = 0, consensusTag = 0;
+  std::unique_ptr<Replica> replica;
+  SyncPolicyPtr sync;
+  SchedulerPtr scheduler;
+  std::vector<BucketRange> buckets;
+  ExchangePtr exchange;
+  std::unique_ptr<RunMeter> meter;
+  std::unique_ptr<LrSchedule> schedule;
+  std::unique_ptr<BatchBuilder> testBatches;
+  std::vector<int64_t> testShard;
+  std::vector<int64_t> fullTestSet;  // rank 0: its own model's evaluation (gossip)
+  int64_t perEpoch = 0, total = 0, logEvery = 1;
+  int64_t lastEval = -1;
+  double lastTest = -1;
+  double lastConsensus = -1;
+  RankResult result;
+};
+
+}  // namespace tetrad::train

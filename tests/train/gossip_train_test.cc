@@ -1,0 +1,115 @@
+// Decentralized training in the worker loop, on the SimGrid engine: D-PSGD
+// on the complete graph with uniform weights is model averaging after every
+// step (local:1 on all-reduce), CHOCO with `none` and γ = 1 is D-PSGD, Local
+// SGD over gossip mixes every H steps, and a neighbour that dies is named.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tetrad/core/error.h"
+#include "tetrad/train/trainer.h"
+#include "tetrad/transport/launcher.h"
+#include "train_test_util.h"
+
+namespace tetrad::train {
+namespace {
+
+std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data) {
+  std::vector<float> parameters;
+  LaunchOptions options;
+  options.cluster = config.cluster;
+  options.workers = config.workers;
+  options.timeoutSeconds = 60;
+  launch(options, [&](Transport& t) {
+    std::vector<float> mine = testing::trainRank(config, data, t);
+    if (t.rank() == 0) parameters = std::move(mine);
+  });
+  return parameters;
+}
+
+TrainConfig point(const std::string& sync, const std::string& arch, int workers) {
+  TrainConfig c = testing::equivalenceConfig("mlp", 8, 6);
+  c.sync = sync;
+  c.arch = arch;
+  c.workers = workers;
+  return c;
+}
+
+class GossipTrain : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { at::set_num_threads(1); }
+  DataSplits data_ = testing::smallSynthetic(512, 64);
+};
+
+TEST_F(GossipTrain, CompleteGraphDpsgdIsModelAveragingEveryStep) {
+  const auto dpsgd = finalParameters(point("bsp", "gossip:complete", 4), data_);
+  const auto averaging = finalParameters(point("local:1", "allreduce:ring", 4), data_);
+  EXPECT_LT(testing::maxRelativeDifference(dpsgd, averaging), 1e-5);
+  // On a ring the models do not agree after every step: a different run.
+  const auto ring = finalParameters(point("bsp", "gossip:ring", 4), data_);
+  EXPECT_GT(testing::maxRelativeDifference(ring, averaging), 1e-6);
+}
+
+TEST_F(GossipTrain, ChocoWithoutCompressionAndGammaOneIsDpsgd) {
+  TrainConfig choco = point("bsp", "gossip:ring", 5);
+  choco.gossip = "choco:1";
+  const auto a = finalParameters(choco, data_);
+  const auto b = finalParameters(point("bsp", "gossip:ring", 5), data_);
+  EXPECT_LT(testing::maxRelativeDifference(a, b), 1e-5);
+}
+
+TEST(GossipTrainRun, LocalSgdOverGossipMixesEveryHSteps) {
+  at::set_num_threads(1);
+  auto run = [](const std::string& sync) {
+    TrainConfig c = point(sync, "gossip:ring", 4);
+    c.maxIters = 8;
+    c.trainSamples = 4096;
+    c.testSamples = 128;
+    c.out = testing::makeTempDir("gossip-" + sync.substr(0, 5));
+    return runTraining(c);
+  };
+  const TrainSummary every = run("bsp"), local = run("local:4");
+  ASSERT_EQ(every.iterations, 8);
+  ASSERT_EQ(local.iterations, 8);
+  // 8 mixes against 2: a quarter of the bytes (ring: 2 neighbours a step).
+  EXPECT_NEAR(double(local.bytesSent[0]) / double(every.bytesSent[0]), 0.25, 0.01);
+  EXPECT_GT(every.consensusDistance, 0);
+  EXPECT_GE(every.finalOwnAccuracy, 0);
+  // metrics.jsonl carries the consensus distance and rank 0's own accuracy.
+  std::ifstream metrics(every.folder + "/metrics.jsonl");
+  bool consensus = false, own = false;
+  for (std::string line; std::getline(metrics, line);) {
+    auto j = nlohmann::json::parse(line);
+    consensus = consensus || j.contains("consensus_distance");
+    own = own || j.contains("rank0_accuracy");
+  }
+  EXPECT_TRUE(consensus);
+  EXPECT_TRUE(own);
+}
+
+TEST(GossipTrainRun, DeadNeighbourIsNamed) {
+  at::set_num_threads(1);
+  DataSplits data = testing::smallSynthetic(512, 64);
+  TrainConfig c = point("bsp", "gossip:ring", 4);
+  std::string error;
+  LaunchOptions options;
+  options.cluster = c.cluster;
+  options.workers = 4;
+  options.timeoutSeconds = 2;
+  EXPECT_THROW(launch(options,
+                      [&](Transport& t) {
+                        if (t.rank() == 2) return;  // dies before training
+                        try {
+                          testing::trainRank(c, data, t);
+                        } catch (const Error& e) {
+                          if (t.rank() == 1 || t.rank() == 3) error += e.what();
+                          throw;
+                        }
+                      }),
+               Error);
+  EXPECT_NE(error.find("rank 2"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace tetrad::train
