@@ -21,7 +21,8 @@ struct ExchangeSetup {
 
   ExchangeSetup(Transport& world, int workers, const std::string& sync,
                 const std::vector<size_t>& bucketSizes, const std::string& compress = "none",
-                uint64_t partitionBytes = 4ull << 20) {
+                uint64_t partitionBytes = 4ull << 20, Tag firstTag = 1000)
+      : tags(firstTag) {
     if (workers < world.size() && world.rank() < workers) {
       view = std::make_unique<PrefixTransport>(world, workers);
     }

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
           exchange->finish();
         }
       }
-      testing::ExchangeSetup setup(world, workers, "asp", {1000}, "none", 1024);
+      // Fresh tags: the first exchange's servers may still be finishing.
+      testing::ExchangeSetup setup(world, workers, "asp", {1000}, "none", 1024, 5000);
       setup.context.updateLimit = 20;
       ExchangePtr exchange = makeExchange(arch, setup.context);
       if (exchange->isServerRank()) return exchange->serve();

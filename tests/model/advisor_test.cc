@@ -74,7 +74,9 @@ TEST(modelAdvisor, FlagsAndGossip) {
                                 context(modelWorkload("cnn"), "sim:10Gbps,25us", 8));
   ASSERT_EQ(r.ranked.size(), 4u);
   for (const Prediction& p : r.ranked) {
-    if (p.method.compress == "fp16") EXPECT_TRUE(p.flags.empty());
+    if (p.method.compress == "fp16") {
+      EXPECT_TRUE(p.flags.empty());
+    }
     if (p.method.compress == "topk:0.01,ef") {
       EXPECT_EQ(p.flags, std::vector<std::string>{"costs accuracy: biased compression"});
     }
