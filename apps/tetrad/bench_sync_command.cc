@@ -6,6 +6,7 @@
 //                model × workers × bandwidth;
 //   local table  bytes and time per epoch of local:H against bsp.
 // Ratios, not absolute times, are the result (docs/BENCHMARKS.md).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -24,7 +25,7 @@ struct SyncBenchOptions {
   std::vector<std::string> bandwidths = {"1Gbps", "10Gbps"};
   std::string latency = "25us";
   std::string ps = "ps:colocated";
-  std::string psPartition = "64KiB";
+  std::string psPartition = "auto";  // auto: model bytes / (8 × workers)
   std::vector<int> periods = {1, 4, 16};
   std::string compute = "fixed:20ms";
   int64_t iterations = 8;
@@ -45,7 +46,14 @@ train::TrainSummary runOne(const SyncBenchOptions& o, const std::string& model, 
   c.compute = o.compute;
   c.sync = sync;
   c.arch = arch;
-  c.psPartition = o.psPartition;
+  // Shards balanced to within one partition: small partitions keep the
+  // busiest link close to the average (8 partitions per shard on average).
+  if (o.psPartition == "auto") {
+    const int64_t parameters = train::countParameters(model, 1, 28, 28, 10);
+    c.psPartition = std::to_string(std::max<int64_t>(4, parameters * 4 / (8 * workers))) + "B";
+  } else {
+    c.psPartition = o.psPartition;
+  }
   c.maxIters = iterations;
   c.quiet = true;
   c.out = "runs/bench-sync/" + model + "-" + std::to_string(workers) + "w-" + bandwidth + "-" +
@@ -126,7 +134,9 @@ void addBenchSyncCommand(CommandGroups& groups) {
       ->capture_default_str();
   cmd->add_option("--latency", o.latency, "Link latency")->capture_default_str();
   cmd->add_option("--ps", o.ps, "Parameter-server architecture")->capture_default_str();
-  cmd->add_option("--ps-partition", o.psPartition, "Largest partition")->capture_default_str();
+  cmd->add_option("--ps-partition", o.psPartition,
+                  "Largest partition (auto: model bytes / (8 x workers))")
+      ->capture_default_str();
   cmd->add_option("--periods", o.periods, "Local SGD periods H")
       ->delimiter(',')
       ->capture_default_str();

@@ -16,16 +16,7 @@ namespace tetrad::train {
 namespace {
 
 std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data) {
-  std::vector<float> parameters;
-  LaunchOptions options;
-  options.cluster = config.cluster;
-  options.workers = config.workers;
-  options.timeoutSeconds = 60;
-  launch(options, [&](Transport& t) {
-    std::vector<float> mine = testing::trainRank(config, data, t);
-    if (t.rank() == 0) parameters = std::move(mine);
-  });
-  return parameters;
+  return testing::finalParameters(config, data, config.workers);
 }
 
 TrainConfig point(const std::string& sync, const std::string& arch, int workers) {

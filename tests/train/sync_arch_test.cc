@@ -15,20 +15,7 @@ namespace {
 
 constexpr int64_t kIterations = 6;
 
-// Final parameters of rank 0 for `config` with `workers` workers.
-std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data, int workers) {
-  const ResolvedConfig resolved = resolveConfig(config);
-  std::vector<float> parameters;
-  LaunchOptions options;
-  options.cluster = config.cluster;
-  options.workers = worldSizeFor(resolved, workers);
-  options.timeoutSeconds = 60;
-  launch(options, [&](Transport& t) {
-    std::vector<float> mine = testing::trainRank(config, data, t);
-    if (t.rank() == 0) parameters = std::move(mine);
-  });
-  return parameters;
-}
+using testing::finalParameters;
 
 TrainConfig point(const std::string& sync, const std::string& arch, int workers) {
   TrainConfig c = testing::equivalenceConfig("mlp", 8, kIterations);

@@ -8,6 +8,7 @@
 
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/synthetic.h"
+#include "tetrad/transport/launcher.h"
 
 namespace tetrad::train::testing {
 
@@ -54,6 +55,21 @@ std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
   const ResolvedConfig resolved = resolveConfig(config);
   RankTrainer trainer(resolved, data, transport, nullptr);
   return trainer.run(/*keepParameters=*/true).parameters;
+}
+
+std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data,
+                                   int workers) {
+  const ResolvedConfig resolved = resolveConfig(config);
+  std::vector<float> parameters;
+  LaunchOptions options;
+  options.cluster = config.cluster;
+  options.workers = worldSizeFor(resolved, workers);
+  options.timeoutSeconds = 60;
+  launch(options, [&](Transport& t) {
+    std::vector<float> mine = trainRank(config, data, t);
+    if (t.rank() == 0) parameters = std::move(mine);
+  });
+  return parameters;
 }
 
 double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b) {

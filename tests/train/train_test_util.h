@@ -26,6 +26,11 @@ TrainConfig equivalenceConfig(const std::string& model, int batch, int64_t itera
 std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
                              Transport& transport);
 
+// Launches `config` on its cluster with `workers` workers (and the servers its
+// arch needs) and returns rank 0's final flat parameters.
+std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data,
+                                   int workers);
+
 // max |a - b| / (1 + max |b|); +inf when the sizes differ.
 double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b);
 

@@ -105,7 +105,9 @@ class PsExchange final : public Exchange {
         sends.push_back(
             world_.isend(layout_.shardRank(p.shard), layout_.requestTag, messages.back()));
       }
-      for (size_t id = 0; id < layout_.plan.partitions.size(); ++id) receiveReply(id);
+      std::vector<size_t> ids(layout_.plan.partitions.size());
+      for (size_t id = 0; id < ids.size(); ++id) ids[id] = id;
+      receiveReplies(ids, [](size_t, const ByteBuffer&) {});  // acknowledgements
       waitAll(sends);
     }
     barrier(workers_, CollectiveOptions{layout_.barrierTag});
@@ -125,10 +127,10 @@ class PsExchange final : public Exchange {
           return std::span<const float>(values.subspan(p.offset - base, p.count));
         },
         0);
-    for (size_t id : ids) {
+    receiveReplies(ids, [&](size_t id, const ByteBuffer& bytes) {
       const Partition& p = layout_.plan.partitions[id];
-      decodeReply(receiveReply(id), values.subspan(p.offset - base, p.count));
-    }
+      decodeReply(bytes, values.subspan(p.offset - base, p.count));
+    });
     waitAll(sends_);
     sends_.clear();
     finishReduction(values, ReduceOp::kAverage, layout_.workers);
@@ -143,11 +145,11 @@ class PsExchange final : public Exchange {
         ExchangeStream::kModelChange, ids,
         [&](const Partition& p) { return update.subspan(p.offset, p.count); }, clock_);
     PullResult result;
-    for (size_t id : ids) {
+    receiveReplies(ids, [&](size_t id, const ByteBuffer& bytes) {
       const Partition& p = layout_.plan.partitions[id];
-      ps::ReplyHeader header = decodeReply(receiveReply(id), params.subspan(p.offset, p.count));
+      ps::ReplyHeader header = decodeReply(bytes, params.subspan(p.offset, p.count));
       if (id == 0) result = {header.updatesApplied, header.stop, header.staleness};
-    }
+    });
     waitAll(sends_);
     sends_.clear();
     ++clock_;
@@ -198,16 +200,47 @@ class PsExchange final : public Exchange {
     }
   }
 
-  // The next reply of the shard holding partition `id`, which must be for it.
-  ByteBuffer receiveReply(size_t id) {
-    const int shardRank = layout_.shardRank(layout_.plan.partitions[id].shard);
-    ByteBuffer bytes = world_.recvMessage(shardRank, layout_.replyTag);
-    ByteReader reader(bytes);
-    ps::ReplyHeader header = ps::readReplyHeader(reader);
-    TETRAD_CHECK(header.partition == id, ProtocolError,
-                 "rank {}: parameter server rank {} replied for partition {}, expected {}",
-                 world_.rank(), shardRank, header.partition, id);
-    return bytes;
+  // The replies for partitions `ids`, in the order the shards answer: one
+  // receive is posted for every shard at once (recvAny on the reply tag), so
+  // all shards stream their replies together; onReply(id, bytes) for each.
+  template <typename OnReply>
+  void receiveReplies(const std::vector<size_t>& ids, OnReply onReply) {
+    awaited_.assign(layout_.plan.partitions.size(), false);
+    for (size_t id : ids) awaited_[id] = true;
+    for (size_t left = ids.size(); left > 0; --left) {
+      Message message;
+      try {
+        message = world_.recvAny(layout_.replyTag);
+      } catch (const TimeoutError& error) {
+        TETRAD_FAIL(TimeoutError, "{} (waiting for parameter server {})", error.what(),
+                    silentShards());
+      }
+      ByteReader reader(message.bytes);
+      const ps::ReplyHeader header = ps::readReplyHeader(reader);
+      const size_t id = header.partition;
+      TETRAD_CHECK(id < awaited_.size() && awaited_[id] &&
+                       layout_.shardRank(layout_.plan.partitions[id].shard) == message.source,
+                   ProtocolError,
+                   "rank {}: rank {} replied for partition {}, which it does not hold or which "
+                   "was not awaited",
+                   world_.rank(), message.source, id);
+      awaited_[id] = false;
+      onReply(id, message.bytes);
+    }
+  }
+
+  // "rank 5 (shard 1), ..." for the shards whose replies are still awaited.
+  std::string silentShards() const {
+    std::vector<bool> silent(size_t(layout_.shards), false);
+    for (size_t id = 0; id < awaited_.size(); ++id) {
+      if (awaited_[id]) silent[size_t(layout_.plan.partitions[id].shard)] = true;
+    }
+    std::string text;
+    for (int s = 0; s < layout_.shards; ++s) {
+      if (!silent[size_t(s)]) continue;
+      text += fmt::format("{}rank {} (shard {})", text.empty() ? "" : ", ", layout_.shardRank(s), s);
+    }
+    return text;
   }
 
   ps::ReplyHeader decodeReply(const ByteBuffer& bytes, std::span<float> out) {
@@ -227,6 +260,7 @@ class PsExchange final : public Exchange {
   std::unique_ptr<ps::PsShard> shard_;
   TaskPtr task_;
   std::vector<ByteBuffer> messages_;
+  std::vector<bool> awaited_;
   std::vector<RequestPtr> sends_;
   int64_t clock_ = 0;
   bool finished_ = false;

@@ -6,7 +6,8 @@
 //   kPush  a packet of the run's compressor: a bucket piece to be summed
 //          (collective streams) or a model change to be applied (push-pull);
 //   kDone  nothing: this worker has finished.
-// Shard -> worker, on the reply tag (received with recv from the shard):
+// Shard -> worker, on the reply tag (received with recvAny too, so that all
+// shards answer at once):
 //   u32 partition, u8 stop, u8/u16 reserved (0), i64 updates applied, i64
 //   staleness of the update this reply answers (-1: none), then a
 //   packet of the pull compressor (the sum, or the current weights), or
