@@ -4,7 +4,10 @@
 //   arch table   time and bytes per iteration of a parameter server
 //                (default ps:colocated) against ring all-reduce, BSP, per
 //                model × workers × bandwidth;
-//   local table  bytes and time per epoch of local:H against bsp.
+//   local table  bytes and time per epoch of local:H against bsp;
+//   gossip table communication time per iteration of D-PSGD on ring and exp
+//                against ring all-reduce (mlp), and the real seconds the
+//                simulation took.
 // Ratios, not absolute times, are the result (docs/BENCHMARKS.md).
 #include <algorithm>
 #include <cstdio>
@@ -27,6 +30,9 @@ struct SyncBenchOptions {
   std::string ps = "ps:colocated";
   std::string psPartition = "auto";  // auto: model bytes / (8 × workers)
   std::vector<int> periods = {1, 4, 16};
+  std::vector<int> gossipWorkers = {8, 32, 128};
+  std::vector<std::string> topologies = {"ring", "exp"};
+  std::vector<std::string> tables = {"arch", "local", "gossip"};
   std::string compute = "fixed:20ms";
   int64_t iterations = 8;
   std::vector<std::string> simConfig;
@@ -122,6 +128,36 @@ void localTable(const SyncBenchOptions& o) {
   }
 }
 
+double meanComm(const train::TrainSummary& s) {
+  double sum = 0;
+  for (double t : s.commTime) sum += t;
+  return s.commTime.empty() ? 0 : sum / double(s.commTime.size());
+}
+
+void gossipTable(const SyncBenchOptions& o) {
+  std::printf("\n# gossip: mlp, bsp, D-PSGD vs allreduce:ring, %lld iterations, compute %s\n",
+              static_cast<long long>(o.iterations), o.compute.c_str());
+  std::printf("%7s %8s %-12s %14s %14s %9s %12s\n", "workers", "bw", "arch", "comm s/iter",
+              "ring s/iter", "comm x", "real s");
+  for (const std::string& bw : o.bandwidths) {
+    for (int workers : o.gossipWorkers) {
+      const auto ring = runOne(o, "mlp", workers, bw, "bsp", "allreduce:ring", o.iterations);
+      const double ringComm = meanComm(ring) / double(ring.iterations);
+      std::printf("%7d %8s %-12s %14.6f %14.6f %9.3f %12.2f\n", workers, bw.c_str(),
+                  "ring-allred", ringComm, ringComm, 1.0, ring.wallTime);
+      for (const std::string& topology : o.topologies) {
+        const auto gossip =
+            runOne(o, "mlp", workers, bw, "bsp", "gossip:" + topology, o.iterations);
+        const double comm = meanComm(gossip) / double(gossip.iterations);
+        std::printf("%7d %8s %-12s %14.6f %14.6f %9.3f %12.2f\n", workers, bw.c_str(),
+                    ("gossip:" + topology).c_str(), comm, ringComm, comm / ringComm,
+                    gossip.wallTime);
+        std::fflush(stdout);
+      }
+    }
+  }
+}
+
 void addBenchSyncCommand(CommandGroups& groups) {
   auto options = std::make_shared<SyncBenchOptions>();
   CLI::App* cmd = groups.bench->add_subcommand(
@@ -141,14 +177,28 @@ void addBenchSyncCommand(CommandGroups& groups) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--compute", o.compute, "Compute-time model")->capture_default_str();
+  cmd->add_option("--gossip-workers", o.gossipWorkers, "Worker counts of the gossip table")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--topologies", o.topologies, "Gossip topologies")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmd->add_option("--tables", o.tables, "Tables to print: arch, local, gossip")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--iters", o.iterations, "Iterations per run")->capture_default_str();
   cmd->add_option("--sim-cfg", o.simConfig, "Extra SimGrid configuration item (repeatable)");
   cmd->callback([options] {
     TETRAD_CHECK(options->iterations >= 1 && !options->models.empty() &&
                      !options->workers.empty() && !options->bandwidths.empty(),
                  InvalidArgument, "bench sync: need iterations >= 1 and non-empty lists");
-    archTable(*options);
-    localTable(*options);
+    const auto wants = [&](const char* table) {
+      const auto& t = options->tables;
+      return std::find(t.begin(), t.end(), table) != t.end();
+    };
+    if (wants("arch")) archTable(*options);
+    if (wants("local")) localTable(*options);
+    if (wants("gossip")) gossipTable(*options);
   });
 }
 
