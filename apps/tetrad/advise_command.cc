@@ -86,7 +86,7 @@ void runAdvise(const AdviseFlags& f) {
   TETRAD_CHECK(f.top >= 0, InvalidArgument, "--top must be >= 0, got {}", f.top);
   model::ModelContext context;
   context.workload = f.model.empty()
-                         ? model::parameterWorkload(model::parseParameterCount(f.params))
+                         ? model::parameterWorkload(parseParameterCount(f.params))
                          : model::modelWorkload(f.model);
   context.network = model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers);
   const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);

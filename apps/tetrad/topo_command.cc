@@ -31,6 +31,7 @@
 #include "tetrad/arch/gossip/spectral.h"
 #include "tetrad/arch/gossip/topology_spec.h"
 #include "tetrad/core/error.h"
+#include "tetrad/core/parameter_count.h"
 #include "tetrad/core/units.h"
 #include "tetrad/transport/sim/cluster_spec.h"
 
@@ -45,23 +46,6 @@ struct TopoFlags {
   std::string cluster = "sim:10Gbps,25us";
   uint64_t seed = 1;
 };
-
-// "25M" -> 25000000; K, M, G are powers of 1000.
-uint64_t parseParamCount(const std::string& text) {
-  std::string digits = text;
-  double scale = 1;
-  if (!digits.empty()) {
-    const char last = digits.back();
-    if (last == 'K' || last == 'k') scale = 1e3;
-    if (last == 'M' || last == 'm') scale = 1e6;
-    if (last == 'G' || last == 'g') scale = 1e9;
-    if (scale != 1) digits.pop_back();
-  }
-  const double value = parseNumber(digits, "--params") * scale;
-  TETRAD_CHECK(value >= 1 && value <= 1e12, InvalidArgument,
-               "--params '{}': expected a count between 1 and 1T parameters", text);
-  return static_cast<uint64_t>(value);
-}
 
 void runTopo(const TopoFlags& flags) {
   TETRAD_CHECK(flags.workers >= 1, InvalidArgument, "--workers must be >= 1, got {}",
@@ -80,7 +64,7 @@ void runTopo(const TopoFlags& flags) {
     packet = static_cast<double>(parseBytes(flags.bytes));
     packetText = fmt::format("packet {} (--bytes)", formatBytes(packet));
   } else {
-    const uint64_t params = parseParamCount(flags.params.empty() ? "1M" : flags.params);
+    const uint64_t params = parseParameterCount(flags.params.empty() ? "1M" : flags.params);
     packet = 4.0 * static_cast<double>(params);
     packetText = fmt::format("packet {} ({} float32 parameters)", formatBytes(packet), params);
   }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "tetrad/core/error.h"
+#include "tetrad/core/parameter_count.h"
 
 namespace tetrad {
 namespace {
@@ -113,6 +114,27 @@ std::string formatBandwidth(double bps) {
   if (bps >= 1e9) return fmt::format("{:.2f} GB/s", bps / 1e9);
   if (bps >= 1e6) return fmt::format("{:.2f} MB/s", bps / 1e6);
   return fmt::format("{:.2f} KB/s", bps / 1e3);
+}
+
+uint64_t parseParameterCount(std::string_view text) {
+  std::string digits(text);
+  double scale = 1;
+  if (!digits.empty()) {
+    const char last = digits.back();
+    if (last == 'K' || last == 'k') scale = 1e3;
+    if (last == 'M' || last == 'm') scale = 1e6;
+    if (last == 'G' || last == 'g') scale = 1e9;
+    if (scale != 1) digits.pop_back();
+  }
+  double value = 0;
+  try {
+    value = parseNumber(digits, "--params") * scale;
+  } catch (const InvalidArgument&) {
+    value = -1;
+  }
+  TETRAD_CHECK(value >= 1 && value <= 1e12, InvalidArgument,
+               "--params '{}': expected a count between 1 and 1T parameters (e.g. 25M)", text);
+  return static_cast<uint64_t>(std::llround(value));
 }
 
 }  // namespace tetrad

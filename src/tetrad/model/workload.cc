@@ -46,27 +46,6 @@ Workload parameterWorkload(uint64_t parameters) {
   return workload;
 }
 
-uint64_t parseParameterCount(std::string_view text) {
-  std::string digits(text);
-  double scale = 1;
-  if (!digits.empty()) {
-    const char last = digits.back();
-    if (last == 'K' || last == 'k') scale = 1e3;
-    if (last == 'M' || last == 'm') scale = 1e6;
-    if (last == 'G' || last == 'g') scale = 1e9;
-    if (scale != 1) digits.pop_back();
-  }
-  double value = 0;
-  try {
-    value = parseNumber(digits, "--params") * scale;
-  } catch (const InvalidArgument&) {
-    value = -1;
-  }
-  TETRAD_CHECK(value >= 1 && value <= 1e12, InvalidArgument,
-               "--params '{}': expected a count between 1 and 1T parameters (e.g. 25M)", text);
-  return static_cast<uint64_t>(std::llround(value));
-}
-
 ComputeTime computeTime(const Workload& workload, int batch, double fixedSeconds, double gflops) {
   TETRAD_CHECK(batch >= 1, InvalidArgument, "--batch-size must be >= 1, got {}", batch);
   if (fixedSeconds >= 0) {

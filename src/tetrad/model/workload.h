@@ -18,6 +18,8 @@
 // Pure functions; plain values; thread-safe.
 #pragma once
 
+#include "tetrad/core/parameter_count.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -42,9 +44,6 @@ struct Workload {
 Workload modelWorkload(std::string_view model);
 // One tensor of `parameters` elements; InvalidArgument when 0.
 Workload parameterWorkload(uint64_t parameters);
-// "25M" -> 25000000, "1.66M", "100k", "2G" (powers of 1000); between 1 and
-// 1e12. InvalidArgument naming the text otherwise.
-uint64_t parseParameterCount(std::string_view text);
 
 struct ComputeTime {
   double seconds = 0;
