@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "tetrad/core/error.h"
+#include "tetrad/core/fixed_byte_writer.h"
 
 namespace tetrad {
 namespace {
@@ -73,15 +74,10 @@ std::vector<float>& CompressorState::buffer(const std::string& name, size_t size
 ByteBuffer CompressorState::serialize() const {
   size_t size = 4 * 4 + 8 * shape.size() + 8 + 4 + 8;
   for (const auto& [name, values] : buffers) size += 4 + name.size() + 8 + 4 * values.size();
-  // Written through a cursor into a pre-sized buffer (GCC 12 warns falsely
-  // about vector::insert on an empty vector here).
   ByteBuffer out(size);
-  std::byte* cursor = out.data();
-  auto put = [&cursor](const void* data, size_t bytes) {
-    if (bytes > 0) std::memcpy(cursor, data, bytes);
-    cursor += bytes;
-  };
-  auto putValue = [&put](auto value) { put(&value, sizeof(value)); };
+  FixedByteWriter writer(out);
+  auto put = [&writer](const void* data, size_t bytes) { writer.putBytes(data, bytes); };
+  auto putValue = [&writer](auto value) { writer.put(value); };
   putValue(kStateMagic);
   putValue(kStateVersion);
   putValue(static_cast<uint32_t>(shape.size()));

@@ -20,6 +20,7 @@
 #include "tetrad/collectives/reduce_ops.h"
 #include "tetrad/collectives/scratch.h"
 #include "tetrad/core/error.h"
+#include "tetrad/core/fixed_byte_writer.h"
 
 namespace tetrad {
 namespace {
@@ -138,15 +139,10 @@ void chocoGossipStep(Transport& transport, const Topology& topology, std::span<f
 ByteBuffer ChocoState::serialize() const {
   const ByteBuffer inner = compressor.serialize();
   const size_t size = 4 + 4 + 4 + 8 + 8 + 4 + ranks.size() * (4 + 4 * count()) + 8 + inner.size();
-  // Written through a cursor into a pre-sized buffer (GCC 12 warns falsely
-  // about vector::insert on an empty vector), in ByteReader's layout.
   ByteBuffer out(size);
-  std::byte* cursor = out.data();
-  auto put = [&cursor](const void* data, size_t bytes) {
-    if (bytes > 0) std::memcpy(cursor, data, bytes);
-    cursor += bytes;
-  };
-  auto putValue = [&put](auto value) { put(&value, sizeof(value)); };
+  FixedByteWriter writer(out);
+  auto put = [&writer](const void* data, size_t bytes) { writer.putBytes(data, bytes); };
+  auto putValue = [&writer](auto value) { writer.put(value); };
   putValue(kChocoMagic);
   putValue(kChocoVersion);
   putValue(static_cast<int32_t>(rank));
