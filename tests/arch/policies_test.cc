@@ -96,14 +96,53 @@ TEST(Architectures, ShapesAndRules) {
 
 TEST(Schedulers, NoneFusesInParameterOrder) {
   SchedulerPtr none = makeScheduler("none");
-  std::vector<ParameterSlot> slots = {{"a", 10, {10}}, {"b", 20, {4, 5}}, {"c", 5, {5}}};
-  auto buckets = none->plan(slots, 120);  // 30 floats
+  ScheduleInputs inputs;
+  inputs.slots = {{"a", 10, {10}}, {"b", 20, {4, 5}}, {"c", 5, {5}}};
+  inputs.slotStage = {0, 1, 1};
+  inputs.bucketBytes = 120;  // 30 floats
+  auto buckets = none->plan(inputs);
   ASSERT_EQ(buckets.size(), 2u);
   EXPECT_EQ(buckets[0].count, 30u);
   EXPECT_EQ(buckets[1].offset, 30u);
   EXPECT_EQ(buckets[1].shape, (std::vector<int64_t>{5}));
-  EXPECT_THROW(makeScheduler("wfbp"), Unsupported);
-  EXPECT_NE(errorOf([] { makeScheduler("eager"); }).find("known: none"), std::string::npos);
+  EXPECT_FALSE(none->overlapsBackward());
+  EXPECT_NE(errorOf([] { makeScheduler("eager"); }).find("known: none, wfbp"), std::string::npos);
+}
+
+// The overlapping policies send ranges of the flat buffer in ready order
+// (reverse parameter order), covering every element once.
+TEST(Schedulers, OverlappingPlansCoverTheBufferInReadyOrder) {
+  ScheduleInputs inputs;
+  inputs.slots = {
+      {"a.weight", 10, {2, 5}}, {"a.bias", 2, {2}}, {"b.weight", 20, {4, 5}}, {"b.bias", 4, {4}}};
+  inputs.slotStage = {0, 0, 1, 1};
+  inputs.backwardSeconds = {0, 1e-3, 0, 2e-3};
+  inputs.cost = sched::ringAllreduceCommCost(4, 1e-4, 1e-9);
+  for (const char* spec : {"wfbp", "fusion:64:16", "mgwfbp", "mgwfbp:optimal", "priority:16"}) {
+    SchedulerPtr scheduler = makeScheduler(spec);
+    EXPECT_TRUE(scheduler->overlapsBackward()) << spec;
+    const auto units = scheduler->plan(inputs);
+    std::vector<int> covered(36, 0);
+    for (const BucketRange& unit : units) {
+      for (size_t i = unit.offset; i < unit.offset + unit.count; ++i) ++covered.at(i);
+    }
+    for (int c : covered) EXPECT_EQ(c, 1) << spec;
+    // The last parameter's gradient is ready first and leaves first.
+    EXPECT_EQ(units.front().offset + units.front().count, 36u) << spec;
+  }
+  EXPECT_EQ(makeScheduler("wfbp")->plan(inputs).size(), 4u);
+  EXPECT_EQ(makeScheduler("wfbp")->plan(inputs)[1].shape, (std::vector<int64_t>{4, 5}));
+  // 16-byte chunks: a.weight 3, a.bias 1, b.weight 5, b.bias 1.
+  EXPECT_EQ(makeScheduler("priority:16")->plan(inputs).size(), 10u);
+  EXPECT_TRUE(makeScheduler("priority")->gatesForward());
+  EXPECT_FALSE(makeScheduler("fusion")->gatesForward());
+  EXPECT_NE(errorOf([] { makeScheduler("fusion:0"); }).find("bucket size must be > 0"),
+            std::string::npos);
+  EXPECT_NE(errorOf([] { makeScheduler("priority:-1"); }).find("priority:-1"), std::string::npos);
+  EXPECT_NE(errorOf([] {
+              makeScheduler("mgwfbp")->plan({{{"a", 1, {1}}}, {0}, {}, 0, {}});
+            }).find("needs the cost"),
+            std::string::npos);
 }
 
 TEST(PartitionPlan, EveryElementOnceAndShardsBalanced) {

@@ -9,9 +9,8 @@ namespace {
 class AfterBackward final : public Scheduler {
  public:
   std::string spec() const override { return "none"; }
-  std::vector<BucketRange> plan(std::span<const ParameterSlot> slots,
-                                uint64_t bucketBytes) const override {
-    return fuseInOrder(slots, bucketBytes);
+  std::vector<BucketRange> plan(const ScheduleInputs& inputs) const override {
+    return fuseInOrder(inputs.slots, inputs.bucketBytes);
   }
 };
 

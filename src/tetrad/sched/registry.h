@@ -1,5 +1,5 @@
 // Scheduler registry: spec string -> Scheduler (sched/scheduler.h), in the
-// table shape of core/registry.h. Today: none.
+// table shape of core/registry.h: none, wfbp, fusion, mgwfbp, priority.
 //
 // Thread-safe (immutable tables).
 #pragma once

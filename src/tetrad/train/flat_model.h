@@ -39,6 +39,8 @@ class FlatModel {
   void checkViews() const;
 
   const std::vector<ParameterSlot>& slots() const { return slots_; }
+  // Parameter `slot` (parameter order) as the model holds it.
+  const torch::Tensor& tensor(size_t slot) const { return tensors_.at(slot); }
   size_t size() const { return size_t(parameters_.numel()); }
   std::span<float> parameters() { return {parameters_.data_ptr<float>(), size()}; }
   std::span<float> gradients() { return {gradients_.data_ptr<float>(), size()}; }

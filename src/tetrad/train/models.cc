@@ -21,12 +21,19 @@ class Mlp : public Model {
     fc1_ = register_module("fc1", nn::Linear(in, 256));
     fc2_ = register_module("fc2", nn::Linear(256, 128));
     fc3_ = register_module("fc3", nn::Linear(128, s.numClasses));
-    forwardFlops_ = linearFlops(in, 256) + linearFlops(256, 128) + linearFlops(128, s.numClasses);
+    addStage("fc1", {"fc1"}, linearFlops(in, 256));
+    addStage("fc2", {"fc2"}, linearFlops(256, 128));
+    addStage("fc3", {"fc3"}, linearFlops(128, s.numClasses));
   }
-  torch::Tensor forward(torch::Tensor x) override {
-    x = torch::relu(fc1_(x.flatten(1)));
-    x = torch::relu(fc2_(x));
-    return fc3_(x);
+  torch::Tensor forwardStage(int stage, torch::Tensor x) override {
+    switch (stage) {
+      case 0:
+        return torch::relu(fc1_(x.flatten(1)));
+      case 1:
+        return torch::relu(fc2_(x));
+      default:
+        return fc3_(x);
+    }
   }
 
  private:
@@ -43,15 +50,22 @@ class Cnn : public Model {
     int64_t h = s.height / 4, w = s.width / 4;
     fc1_ = register_module("fc1", nn::Linear(64 * h * w, 512));
     fc2_ = register_module("fc2", nn::Linear(512, s.numClasses));
-    forwardFlops_ = convFlops(s.channels, 32, 5, s.height, s.width) +
-                    convFlops(32, 64, 5, s.height / 2, s.width / 2) + linearFlops(64 * h * w, 512) +
-                    linearFlops(512, s.numClasses);
+    addStage("conv1", {"conv1"}, convFlops(s.channels, 32, 5, s.height, s.width));
+    addStage("conv2", {"conv2"}, convFlops(32, 64, 5, s.height / 2, s.width / 2));
+    addStage("fc1", {"fc1"}, linearFlops(64 * h * w, 512));
+    addStage("fc2", {"fc2"}, linearFlops(512, s.numClasses));
   }
-  torch::Tensor forward(torch::Tensor x) override {
-    x = torch::max_pool2d(torch::relu(conv1_(x)), 2);
-    x = torch::max_pool2d(torch::relu(conv2_(x)), 2);
-    x = torch::relu(fc1_(x.flatten(1)));
-    return fc2_(x);
+  torch::Tensor forwardStage(int stage, torch::Tensor x) override {
+    switch (stage) {
+      case 0:
+        return torch::max_pool2d(torch::relu(conv1_(x)), 2);
+      case 1:
+        return torch::max_pool2d(torch::relu(conv2_(x)), 2);
+      case 2:
+        return torch::relu(fc1_(x.flatten(1)));
+      default:
+        return fc2_(x);
+    }
   }
 
  private:
@@ -103,26 +117,27 @@ class ResNet20 : public Model {
     int64_t h = s.height, w = s.width;
     conv_ = register_module("conv", conv3x3(s.channels, 16, 1));
     bn_ = register_module("bn", nn::BatchNorm2d(16));
-    forwardFlops_ = convFlops(s.channels, 16, 3, h, w);
+    addStage("conv", {"conv", "bn"}, convFlops(s.channels, 16, 3, h, w));
     int64_t in = 16;
     for (int stage = 0; stage < 3; ++stage) {
       int64_t out = 16 << stage;
       for (int b = 0; b < 3; ++b) {
         int64_t stride = (stage > 0 && b == 0) ? 2 : 1;
+        const std::string name = fmt::format("stage{}_block{}", stage + 1, b + 1);
+        double flops = 0;
         blocks_.push_back(
-            register_module(fmt::format("stage{}_block{}", stage + 1, b + 1),
-                            std::make_shared<BasicBlock>(in, out, stride, h, w, forwardFlops_)));
+            register_module(name, std::make_shared<BasicBlock>(in, out, stride, h, w, flops)));
+        addStage(name, {name}, flops);
         in = out;
       }
     }
     fc_ = register_module("fc", nn::Linear(64, s.numClasses));
-    forwardFlops_ += linearFlops(64, s.numClasses);
+    addStage("fc", {"fc"}, linearFlops(64, s.numClasses));
   }
-  torch::Tensor forward(torch::Tensor x) override {
-    x = torch::relu(bn_(conv_(x)));
-    for (auto& block : blocks_) x = block->forward(x);
-    x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
-    return fc_(x);
+  torch::Tensor forwardStage(int stage, torch::Tensor x) override {
+    if (stage == 0) return torch::relu(bn_(conv_(x)));
+    if (stage <= int(blocks_.size())) return blocks_[size_t(stage - 1)]->forward(x);
+    return fc_(torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1));
   }
 
  private:
@@ -133,6 +148,28 @@ class ResNet20 : public Model {
 };
 
 }  // namespace
+
+torch::Tensor Model::forward(torch::Tensor images) {
+  for (int stage = 0; stage < stageCount(); ++stage) images = forwardStage(stage, images);
+  return images;
+}
+
+void Model::addStage(std::string name, std::vector<std::string> modules, double flops) {
+  stageNames_.push_back(std::move(name));
+  stageModules_.push_back(std::move(modules));
+  stageFlops_.push_back(flops);
+  forwardFlops_ += flops;
+}
+
+int Model::stageOfParameter(const std::string& name) const {
+  const std::string module = name.substr(0, name.find('.'));
+  for (size_t s = 0; s < stageModules_.size(); ++s) {
+    for (const std::string& m : stageModules_[s]) {
+      if (m == module) return int(s);
+    }
+  }
+  TETRAD_FAIL(InvalidArgument, "parameter '{}' belongs to no stage of the model", name);
+}
 
 int64_t Model::parameterCount() const {
   int64_t count = 0;

@@ -22,6 +22,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace tetrad::train {
 
@@ -32,16 +33,38 @@ struct InputShape {
   int numClasses = 10;
 };
 
+// The forward pass is a chain of stages (the layers that own parameters,
+// each with its activation and pooling): forward(x) runs forwardStage(0..S-1)
+// in order. A scheduler can gate stage s on the arrival of its parameters'
+// update (priority scheduling overlaps the next forward with the exchange).
 class Model : public torch::nn::Module {
  public:
   // Logits [batch, classes] for images [batch, channels, height, width].
-  virtual torch::Tensor forward(torch::Tensor images) = 0;
+  torch::Tensor forward(torch::Tensor images);
+  virtual torch::Tensor forwardStage(int stage, torch::Tensor x) = 0;
+  int stageCount() const { return int(stageNames_.size()); }
+  const std::string& stageName(int stage) const { return stageNames_.at(size_t(stage)); }
+  // FLOPs of one sample's forward pass through `stage` (their sum is
+  // forwardFlops()).
+  double stageFlops(int stage) const { return stageFlops_.at(size_t(stage)); }
+  // The stage owning parameter `name` (as named_parameters() spells it);
+  // throws InvalidArgument for a name no stage owns.
+  int stageOfParameter(const std::string& name) const;
   // FLOPs of one forward pass of one sample.
   double forwardFlops() const { return forwardFlops_; }
   int64_t parameterCount() const;
 
  protected:
+  // Declares the next stage: its name, the modules (first component of a
+  // parameter name) it owns and its FLOPs per sample.
+  void addStage(std::string name, std::vector<std::string> modules, double flops);
+
   double forwardFlops_ = 0;
+
+ private:
+  std::vector<std::string> stageNames_;
+  std::vector<std::vector<std::string>> stageModules_;
+  std::vector<double> stageFlops_;
 };
 using ModelPtr = std::shared_ptr<Model>;
 

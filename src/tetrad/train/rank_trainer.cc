@@ -5,6 +5,7 @@
 #include "tetrad/train/rank_trainer.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 
 #include "tetrad/arch/registry.h"
@@ -17,6 +18,7 @@
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/rank_trainer_run.h"
 #include "tetrad/train/replica.h"
+#include "tetrad/train/schedule_setup.h"
 #include "tetrad/transport/prefix_transport.h"
 #include "tetrad/transport/tag_space.h"
 
@@ -43,6 +45,27 @@ int workerCount(const ResolvedConfig& config, const Transport& world) {
                config.arch.canonical, workers, workers + servers, workers, servers, world.size(),
                workers + servers);
   return workers;
+}
+
+// One forward + backward of a batch, for planning: fixed: and flops: from the
+// compute model; measured: rank 0's probe, broadcast to the world.
+double plannedBatchSecondsOf(const ResolvedConfig& config, Transport& world, Replica* replica,
+                             double batchFlops, Tag tag) {
+  switch (config.compute.kind) {
+    case ComputeSpec::Kind::kFixed:
+      return config.compute.seconds;
+    case ComputeSpec::Kind::kFlops:
+      return batchFlops / (config.compute.gflops * 1e9);
+    case ComputeSpec::Kind::kMeasured:
+      break;
+  }
+  std::array<double, 1> seconds{0};
+  if (world.rank() == 0 && replica != nullptr) {
+    seconds[0] = replica->probeBatchSeconds() * config.compute.scale;
+  }
+  broadcast(world, std::as_writable_bytes(std::span(seconds)),
+            {BroadcastAlgorithm::kBinomial, 0, tag + 2 * kCollectiveTagSpan});
+  return seconds[0];
 }
 
 void charge(Transport& world, RunMeter& meter, double seconds) {
@@ -79,10 +102,19 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.sync = makeSyncPolicy(c.sync, {r.perEpoch});
   r.scheduler = makeScheduler(config_.sched);
 
-  std::vector<ParameterSlot> slots;
+  ScheduleInputs plan;
+  std::vector<double> stageFlops;
+  double batchFlops = 0;
   if (worker) {
     r.replica = std::make_unique<Replica>(config_, data_, world_.rank(), r.workers);
-    slots = r.replica->flat().slots();
+    plan.slots = r.replica->flat().slots();
+    for (size_t i = 0; i < plan.slots.size(); ++i) {
+      plan.slotStage.push_back(r.replica->stageOfSlot(i));
+    }
+    for (int s = 0; s < r.replica->stageCount(); ++s) {
+      stageFlops.push_back(r.replica->stageFlops(s));
+    }
+    batchFlops = 3.0 * r.replica->model().forwardFlops() * c.batchSize;
     // Identical replicas: rank 0's initial parameters everywhere (as DDP).
     broadcast(*r.group, r.replica->flat().parameters(),
               {BroadcastAlgorithm::kBinomial, 0, r.broadcastTag});
@@ -90,9 +122,24 @@ RankResult RankTrainer::run(bool keepParameters) {
     torch::manual_seed(c.seed);
     ModelPtr model = makeModel(c.model, {data_.train.channels, data_.train.height,
                                          data_.train.width, data_.train.numClasses});
-    slots = slotsOf(*model);
+    plan.slots = slotsOf(*model);
+    for (const ParameterSlot& slot : plan.slots) {
+      plan.slotStage.push_back(model->stageOfParameter(slot.name));
+    }
+    for (int s = 0; s < model->stageCount(); ++s) stageFlops.push_back(model->stageFlops(s));
+    batchFlops = 3.0 * model->forwardFlops() * c.batchSize;
   }
-  r.buckets = r.scheduler->plan(slots, config_.bucketBytes);
+  plan.bucketBytes = config_.bucketBytes;
+  if (r.scheduler->needsCost()) {
+    const Tag tag = r.tags.reserve(kScheduleTagSpan, "schedule set-up");
+    const double batchSeconds =
+        plannedBatchSecondsOf(config_, world_, r.replica.get(), batchFlops, tag);
+    plan.backwardSeconds = plannedBackwardSeconds(batchSeconds, plan.slotStage, stageFlops);
+    plan.cost = messageCost(config_, world_, worker ? r.group : nullptr, r.workers, tag);
+  }
+  r.buckets = r.scheduler->plan(plan);
+  r.slotStage = plan.slotStage;
+  const std::vector<ParameterSlot>& slots = plan.slots;
 
   ExchangeContext context;
   context.world = &world_;
@@ -137,6 +184,8 @@ RankResult RankTrainer::run(bool keepParameters) {
     r.meter = std::make_unique<RunMeter>(world_);
     if (pushPull) {
       runPushPull(r);
+    } else if (r.scheduler->overlapsBackward()) {
+      runOverlapped(r);
     } else {
       runCollective(r);
     }

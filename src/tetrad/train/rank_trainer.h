@@ -5,6 +5,8 @@
 //   Exchange   (arch/)           who with whom: allreduce:ALGO, ps[:K][:colocated],
 //                                gossip:TOPO
 //   Scheduler  (sched/)          the bucket plan and when buckets leave: none
+//                                (after backward), wfbp, fusion, mgwfbp, priority
+//                                (overlapped: rank_trainer_overlap.cc)
 //   RunMeter   (run_meter.h)     time, traffic and metrics bookkeeping
 //
 // Collective policies (bsp, local, post-local), per iteration:
@@ -71,6 +73,7 @@ class RankTrainer {
  private:
   struct Run;  // the state of one run (rank_trainer.cc)
   void runCollective(Run& run);
+  void runOverlapped(Run& run);  // rank_trainer_overlap.cc
   void runPushPull(Run& run);
   void evaluate(Run& run, int64_t iteration);
   void logIteration(Run& run, int64_t iteration, double lr);

@@ -25,7 +25,8 @@ struct RankTrainer::Run {
   std::unique_ptr<Replica> replica;
   SyncPolicyPtr sync;
   SchedulerPtr scheduler;
-  std::vector<BucketRange> buckets;
+  std::vector<BucketRange> buckets;  // the scheduler's units, in send order
+  std::vector<int> slotStage;        // forward stage of each parameter
   ExchangePtr exchange;
   std::unique_ptr<RunMeter> meter;
   std::unique_ptr<LrSchedule> schedule;

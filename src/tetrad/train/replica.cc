@@ -1,5 +1,10 @@
 #include "tetrad/train/replica.h"
 
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include <algorithm>
 #include <chrono>
 
 #include "tetrad/core/error.h"
@@ -38,17 +43,45 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
       c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses});
   model_->train();
   flat_ = std::make_unique<FlatModel>(model_->named_parameters().pairs());
-  optimizer_ = std::make_unique<torch::optim::SGD>(
-      model_->parameters(),
-      torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weightDecay));
+  // One SGD per stage, so that a scheduler can update a stage alone; the
+  // update is element-wise, so stepping every stage equals one SGD step.
+  std::vector<std::vector<torch::Tensor>> stageParameters(size_t(model_->stageCount()));
+  for (size_t i = 0; i < flat_->slots().size(); ++i) {
+    slotStage_.push_back(model_->stageOfParameter(flat_->slots()[i].name));
+    stageParameters[size_t(slotStage_.back())].push_back(flat_->tensor(i));
+    installReadyHook(i);
+  }
+  for (auto& parameters : stageParameters) {
+    optimizers_.push_back(std::make_unique<torch::optim::SGD>(
+        parameters,
+        torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weightDecay)));
+  }
   timer_ = std::make_unique<ComputeTimer>(config.compute, slowdownOf(config, rank, workers),
                                           c.computeNoise, c.seed, rank);
   stepsPerEpoch_ = train::stepsPerEpoch(data.train.size(), workers, c.batchSize);
   batchFlops_ = 3.0 * model_->forwardFlops() * c.batchSize;
   stepFlops_ = 4.0 * double(flat_->size());
+  stageStepFlops_.assign(size_t(stageCount()), 0.0);
+  for (size_t i = 0; i < flat_->slots().size(); ++i) {
+    stageStepFlops_[size_t(slotStage_[i])] += 4.0 * double(flat_->slots()[i].count);
+  }
 }
 
 Replica::~Replica() = default;
+
+void Replica::installReadyHook(size_t slot) {
+  std::shared_ptr<torch::autograd::Node> accumulator =
+      torch::autograd::impl::grad_accumulator(flat_->tensor(slot));
+  TETRAD_CHECK(accumulator != nullptr, Error, "parameter {} has no gradient accumulator",
+               flat_->slots()[slot].name);
+  accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+      [this, slot](const torch::autograd::variable_list& outputs,
+                   const torch::autograd::variable_list&) {
+        if (gradientReady_) gradientReady_(slot);
+        return outputs;
+      }));
+  accumulators_.push_back(std::move(accumulator));
+}
 
 BatchOutcome Replica::forwardBackward(int64_t step) {
   const int batch = config_.given.batchSize;
@@ -74,13 +107,70 @@ BatchOutcome Replica::forwardBackward(int64_t step) {
 }
 
 double Replica::step(double lr) {
-  for (auto& group : optimizer_->param_groups()) {
+  double measured = 0;
+  for (int stage = 0; stage < stageCount(); ++stage) measured += stepStage(stage, lr);
+  return timer_->charge(measured, stepFlops_, false);
+}
+
+double Replica::stepStage(int stage, double lr) {
+  torch::optim::SGD& optimizer = *optimizers_.at(size_t(stage));
+  for (auto& group : optimizer.param_groups()) {
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
   }
   const Clock::time_point start = Clock::now();
-  optimizer_->step();
+  optimizer.step();
+  return secondsSince(start);
+}
+
+ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage)>& beforeStage) {
+  const int batch = config_.given.batchSize;
+  const int64_t epoch = step / stepsPerEpoch_;
+  if (epoch != orderEpoch_) {
+    order_ = sampler_.epochOrder(epoch, size_t(stepsPerEpoch_) * size_t(batch));
+    orderEpoch_ = epoch;
+  }
+  const size_t first = size_t(step % stepsPerEpoch_) * size_t(batch);
+  ForwardOutcome outcome;
+  auto [images, labels] = batches_.gather(std::span(order_).subspan(first, size_t(batch)));
+  torch::Tensor x = images;
+  for (int stage = 0; stage < stageCount(); ++stage) {
+    if (beforeStage) beforeStage(stage);
+    const Clock::time_point start = Clock::now();
+    x = model_->forwardStage(stage, x);
+    outcome.stageSeconds.push_back(secondsSince(start));
+  }
+  const Clock::time_point start = Clock::now();
+  loss_ = torch::nn::functional::cross_entropy(x, labels);
+  outcome.stageSeconds.back() += secondsSince(start);
+  outcome.loss = loss_.item<double>();
+  outcome.correct = double(x.argmax(1).eq(labels).sum().item<int64_t>());
+  return outcome;
+}
+
+double Replica::probeBatchSeconds() {
+  model_->eval();
+  std::vector<double> times;
+  for (int rep = 0; rep < 3; ++rep) {
+    const Clock::time_point start = Clock::now();
+    forward(0, nullptr);
+    backward();
+    times.push_back(secondsSince(start));
+  }
+  model_->train();
+  flat_->zeroGradients();
+  std::sort(times.begin(), times.end());
+  return times[1];
+}
+
+double Replica::backward() {
+  TETRAD_CHECK(loss_.defined(), Error, "backward() without a forward()");
+  const Clock::time_point start = Clock::now();
+  flat_->zeroGradients();
+  loss_.backward();
+  loss_ = torch::Tensor();
   const double measured = secondsSince(start);
-  return timer_->charge(measured, stepFlops_, false);
+  flat_->checkViews();
+  return measured;
 }
 
 }  // namespace tetrad::train

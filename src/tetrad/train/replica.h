@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -36,6 +37,13 @@ struct BatchOutcome {
   double charged = 0;   // seconds the compute model charges for them
 };
 
+// A forward pass run stage by stage (overlapping schedulers).
+struct ForwardOutcome {
+  double loss = 0;
+  double correct = 0;
+  std::vector<double> stageSeconds;  // measured, per stage
+};
+
 class Replica {
  public:
   // `workers`: the data-parallel workers the training set is split over.
@@ -52,12 +60,54 @@ class Replica {
   // One optimizer step with learning rate `lr`; returns the seconds charged.
   double step(double lr);
 
+  // --- Overlapped iterations (schedulers other than none) ---
+  // The forward pass is a chain of stages (models.h); every parameter (slot
+  // of the flat buffers, parameter order) belongs to one.
+  int stageCount() const { return model_->stageCount(); }
+  int stageOfSlot(size_t slot) const { return slotStage_.at(slot); }
+  // `ready(slot)` is called during backward() each time a parameter's
+  // gradient has been accumulated into the gradient buffer (a post hook on
+  // autograd's gradient accumulator, as PyTorch DDP's Reducer does), on the
+  // thread running backward(). Null: no calls.
+  void onGradientReady(std::function<void(size_t slot)> ready) {
+    gradientReady_ = std::move(ready);
+  }
+  // Forward of this rank's `step`-th batch, stage by stage; `beforeStage(s)`
+  // runs before stage s (a scheduler waits there for the stage's update).
+  // Keeps the loss for backward().
+  ForwardOutcome forward(int64_t step, const std::function<void(int stage)>& beforeStage);
+  // Zeroes the gradient buffer and back-propagates the last forward's loss;
+  // returns the measured seconds.
+  double backward();
+  // The optimizer step of one stage's parameters (the step of every stage is
+  // step()); returns the measured seconds, uncharged.
+  double stepStage(int stage, double lr);
+  // Wall seconds of one forward + backward of the first batch, the model in
+  // evaluation mode (batch norm statistics untouched; median of 3); the
+  // gradient buffer is left zeroed. For planning schedules.
+  double probeBatchSeconds();
+  // The compute model's charge for one forward + backward that took
+  // `measured` seconds, and for one stage's optimizer step.
+  double chargeBatch(double measured) { return timer_->charge(measured, batchFlops_, true); }
+  double chargeStageStep(int stage, double measured) {
+    return timer_->charge(measured, stageStepFlops_.at(size_t(stage)), false);
+  }
+  // FLOPs of one sample's forward pass through `stage`.
+  double stageFlops(int stage) const { return model_->stageFlops(stage); }
+  // True when the compute model charges measured times (else fixed: or
+  // flops:, which are known before computing).
+  bool chargesMeasured() const { return config_.compute.kind == ComputeSpec::Kind::kMeasured; }
+
  private:
   const ResolvedConfig& config_;
   const DataSplits& data_;
   ModelPtr model_;
   std::unique_ptr<FlatModel> flat_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
+  std::vector<std::unique_ptr<torch::optim::SGD>> optimizers_;  // one per stage
+  std::vector<int> slotStage_;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators_;  // keeps the hooks alive
+  std::function<void(size_t)> gradientReady_;
+  torch::Tensor loss_;
   ShardSampler sampler_;
   BatchBuilder batches_;
   std::unique_ptr<ComputeTimer> timer_;
@@ -66,6 +116,9 @@ class Replica {
   std::vector<int64_t> order_;
   double batchFlops_ = 0;
   double stepFlops_ = 0;
+  std::vector<double> stageStepFlops_;
+
+  void installReadyHook(size_t slot);
 };
 
 }  // namespace tetrad::train

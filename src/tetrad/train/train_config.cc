@@ -59,13 +59,23 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   const SyncPolicyPtr sync = makeSyncPolicy(c.sync);
   r.sync = sync->spec();
   r.arch = describeArch(c.arch);
-  r.sched = makeScheduler(c.sched)->spec();
+  const SchedulerPtr scheduler = makeScheduler(c.sched);
+  r.sched = scheduler->spec();
   const CompressorPtr compress = makeCompressor(c.compress);
   const CompressorPtr pullCompress = makeCompressor(c.psPullCompress);
   r.compress = compress->spec();
   r.pullCompress = pullCompress->spec();
   checkCombination(r.arch, *sync, *compress, *pullCompress, c.gossip);
   r.gossip = c.gossip;
+  // Overlap needs a gradient exchange during the backward pass.
+  TETRAD_CHECK(!scheduler->overlapsBackward() || r.sync == "bsp", InvalidArgument,
+               "--sched {} overlaps the gradient exchange with the backward pass: it needs --sync "
+               "bsp (--sync {} exchanges models after the optimizer step; use --sched none)",
+               r.sched, r.sync);
+  TETRAD_CHECK(!scheduler->overlapsBackward() || r.arch.family != "gossip", InvalidArgument,
+               "--sched {} overlaps the gradient exchange with the backward pass: --arch {} mixes "
+               "whole models after the step (use --sched none)",
+               r.sched, r.arch.canonical);
   if (r.arch.family == "allreduce") {
     r.allreduce = parseAllreduceAlgorithm(r.arch.canonical.substr(10));
   }

@@ -34,6 +34,7 @@ class PrefixTransport final : public Transport {
   TaskPtr spawn(std::string name, std::function<void()> body) override {
     return parent_.spawn(std::move(name), std::move(body));
   }
+  LocalQueuePtr makeQueue(std::string name) override { return parent_.makeQueue(std::move(name)); }
   bool carriesPayload() const override { return parent_.carriesPayload(); }
   std::string engine() const override { return parent_.engine(); }
   int ranksPerNode() const override { return parent_.ranksPerNode(); }

@@ -83,6 +83,23 @@ struct Message {
   ByteBuffer bytes;
 };
 
+// A queue of integers between the activities of one rank (its worker and
+// the tasks it spawned): the engine-neutral way for them to hand work to each
+// other (the scheduler's communication task takes ready buckets from one).
+// std::mutex and std::condition_variable under MPI; a SimGrid semaphore
+// under SimGrid, where no actor may block on a std:: primitive. Pushing and
+// popping take no simulated time.
+class LocalQueue {
+ public:
+  virtual ~LocalQueue() = default;
+  // Never blocks.
+  virtual void push(int64_t value) = 0;
+  // Blocks until a value is there (first in, first out); throws TimeoutError
+  // naming the rank and the queue after the transport's timeout.
+  virtual int64_t pop() = 0;
+};
+using LocalQueuePtr = std::unique_ptr<LocalQueue>;
+
 enum class ReduceOp { kSum, kAverage };
 
 // Per-peer traffic counters of one rank. Updated atomically (a comm thread and
@@ -146,6 +163,8 @@ class Transport {
 
   // Starts `body` concurrently within this rank.
   virtual TaskPtr spawn(std::string name, std::function<void()> body) = 0;
+  // A queue between this rank's activities; `name` appears in errors.
+  virtual LocalQueuePtr makeQueue(std::string name) = 0;
 
   // False in the simulator's payload-free mode (see above).
   virtual bool carriesPayload() const { return true; }

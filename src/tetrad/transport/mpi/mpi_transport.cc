@@ -12,6 +12,7 @@
 #include "tetrad/transport/mpi/mpi_runtime.h"
 #include "tetrad/transport/mpi/mpi_util.h"
 #include "tetrad/transport/mpi/node_layout.h"
+#include "tetrad/transport/mpi/thread_queue.h"
 #include "tetrad/transport/mpi/thread_task.h"
 
 namespace tetrad::mpi {
@@ -223,6 +224,10 @@ void MpiTransport::sleepFor(double seconds) {
 
 TaskPtr MpiTransport::spawn(std::string name, std::function<void()> body) {
   return std::make_unique<ThreadTask>(std::move(name), std::move(body));
+}
+
+LocalQueuePtr MpiTransport::makeQueue(std::string name) {
+  return std::make_unique<ThreadQueue>(rank(), std::move(name), timeout());
 }
 
 void MpiTransport::nativeAllreduce(std::span<float> data, ReduceOp op) {

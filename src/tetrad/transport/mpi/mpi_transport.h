@@ -57,6 +57,7 @@ class MpiTransport final : public Transport {
   void compute(double seconds) override {}
   void sleepFor(double seconds) override;
   TaskPtr spawn(std::string name, std::function<void()> body) override;
+  LocalQueuePtr makeQueue(std::string name) override;
 
   std::string engine() const override { return "mpi"; }
   int ranksPerNode() const override { return ranksPerNode_; }

@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include "tetrad/core/error.h"
+#include "tetrad/transport/sim/sim_queue.h"
 #include "tetrad/transport/sim/sim_request.h"
 
 namespace tetrad::sim {
@@ -185,6 +186,10 @@ void SimTransport::sleepFor(double seconds) {
 
 TaskPtr SimTransport::spawn(std::string name, std::function<void()> body) {
   return std::make_unique<SimTask>(*this, std::move(name), std::move(body));
+}
+
+LocalQueuePtr SimTransport::makeQueue(std::string name) {
+  return std::make_unique<SimQueue>(rank(), std::move(name), timeout());
 }
 
 }  // namespace tetrad::sim

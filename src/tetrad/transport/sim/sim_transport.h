@@ -59,6 +59,7 @@ class SimTransport final : public Transport {
   void compute(double seconds) override;
   void sleepFor(double seconds) override;
   TaskPtr spawn(std::string name, std::function<void()> body) override;
+  LocalQueuePtr makeQueue(std::string name) override;
 
   bool carriesPayload() const override { return !world_.payloadFree(); }
   std::string engine() const override { return "sim"; }

@@ -1,0 +1,196 @@
+// The overlapped worker loop (--sched wfbp | fusion | mgwfbp | priority, on
+// --sync bsp): the gradient exchange of iteration i runs in the
+// communication task (gradient_pipeline.h) during iteration i's backward
+// pass and, with priority, into iteration i+1's forward pass.
+//
+// Per iteration i:
+//   [wait for iteration i−1's units: all (wfbp, fusion, mgwfbp) or, stage by
+//    stage, those of the stage about to run (priority); apply that stage's
+//    optimizer step] -> forward -> backward (units leave as they are ready)
+// The last update is applied before evaluation and at the end.
+//
+// Cost per iteration (α–β): F + max(B, end of the last unit) for whole-
+// tensor plans, less with priority's forward overlap (sched/
+// pipeline_cost.h), where unit j's exchange is as in rank_trainer.cc.
+//
+// MPI: the overlap is real; autograd's hooks hand each gradient to the task
+// as it is accumulated. SimGrid: the forward and backward passes run at once
+// and their time is then charged piece by piece on the simulated clock —
+// each stage's forward after its update arrived, each gradient's share of
+// the backward pass before it is handed to the task — so the task starts
+// each unit at the simulated instant its last gradient was ready. Charges:
+// fixed:/flops: split one iteration's time over the stages by their FLOPs
+// (forward 1/3, backward 2/3, as sched/model_shapes.h); measured: the
+// backward pass as measured between hooks, the forward pass of iteration i
+// with iteration i−1's measured stage times (iteration i's cannot be
+// measured before its parameters are updated; the first iteration's own).
+#include <chrono>
+
+#include "tetrad/core/error.h"
+#include "tetrad/train/gradient_pipeline.h"
+#include "tetrad/train/rank_trainer_run.h"
+
+namespace tetrad::train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+void RankTrainer::runOverlapped(Run& r) {
+  Replica& replica = *r.replica;
+  FlatModel& flat = replica.flat();
+  const bool simulated = world_.engine() == "sim";
+  const bool gates = r.scheduler->gatesForward();
+  const int stages = replica.stageCount();
+  GradientPipeline pipeline(world_, *r.exchange, flat.gradients(), r.buckets, flat.slots(),
+                            r.slotStage);
+  RunMeter& meter = *r.meter;
+
+  // Simulated replay: the gradients in the order autograd produced them.
+  std::vector<size_t> fired;
+  std::vector<double> firedAt;
+  Clock::time_point backwardStart;
+  replica.onGradientReady([&](size_t slot) {
+    fired.push_back(slot);
+    if (simulated) {
+      firedAt.push_back(secondsSince(backwardStart));
+    } else {
+      pipeline.slotReady(slot);
+    }
+  });
+
+  double stageFlopsTotal = 0;
+  for (int s = 0; s < stages; ++s) stageFlopsTotal += replica.stageFlops(s);
+  auto flopsShare = [&](int s) { return replica.stageFlops(s) / stageFlopsTotal; };
+
+  double busyBefore = 0;
+  auto accountComm = [&] {
+    meter.addComm(pipeline.busySeconds() - busyBefore);
+    busyBefore = pipeline.busySeconds();
+    pipeline.takeTimings();
+  };
+  bool stepPending = false;
+  double pendingLr = 0;
+  // Applies stage s's share of the pending update once its units are in.
+  auto applyStage = [&](int s) {
+    if (!stepPending) return;
+    if (gates) pipeline.waitStage(s);
+    const double measured = replica.stepStage(s, pendingLr);
+    const double charged = replica.chargeStageStep(s, measured);
+    if (simulated && charged > 0) world_.compute(charged);
+    meter.addCompute(charged);
+  };
+  // Waits for every unit and applies the whole pending update.
+  auto flush = [&] {
+    if (!stepPending) return;
+    pipeline.waitAll();
+    for (int s = 0; s < stages; ++s) applyStage(s);
+    stepPending = false;
+    accountComm();
+  };
+
+  std::vector<double> lastForward;  // measured mode: iteration i−1's charged stage times
+  int64_t iteration = 0;
+  while (iteration < r.total) {
+    const double lr = r.schedule->at(iteration);
+    if (stepPending && !gates) pipeline.waitAll();
+    // Fixed and flops charges are known before computing.
+    const bool known = !replica.chargesMeasured();
+    const double batchCharge = known ? replica.chargeBatch(0) : 0;
+    ForwardOutcome forward;
+    double backwardMeasured = 0;
+    if (simulated) {
+      // Charge the forward stage by stage on the simulated clock (after each
+      // stage's update), then compute it for real.
+      if (known || !lastForward.empty()) {
+        for (int s = 0; s < stages; ++s) {
+          applyStage(s);
+          const double charge = known ? batchCharge * flopsShare(s) / 3 : lastForward[size_t(s)];
+          if (charge > 0) world_.compute(charge);
+          meter.addCompute(charge);
+        }
+        stepPending = false;
+      }
+      forward = replica.forward(iteration, nullptr);
+    } else {
+      forward = replica.forward(iteration, applyStage);
+      stepPending = false;
+      for (double seconds : forward.stageSeconds) meter.addCompute(seconds);
+    }
+    accountComm();
+    meter.addBatch(forward.loss, forward.correct, config_.given.batchSize);
+
+    pipeline.beginIteration(iteration);
+    fired.clear();
+    firedAt.clear();
+    backwardStart = Clock::now();
+    backwardMeasured = replica.backward();
+    if (simulated) {
+      double forwardMeasured = 0;
+      for (double seconds : forward.stageSeconds) forwardMeasured += seconds;
+      const double total = forwardMeasured + backwardMeasured;
+      const double ratio = known ? 0 : replica.chargeBatch(total) / std::max(total, 1e-12);
+      if (!known && lastForward.empty()) {  // first iteration: its own forward
+        for (double seconds : forward.stageSeconds) {
+          world_.compute(seconds * ratio);
+          meter.addCompute(seconds * ratio);
+        }
+      }
+      if (!known) {
+        lastForward.clear();
+        for (double seconds : forward.stageSeconds) lastForward.push_back(seconds * ratio);
+      }
+      // Replay the backward pass: each gradient's share, then hand it over.
+      std::vector<char> stageCharged(size_t(stages), 0);
+      double previous = 0;
+      for (size_t k = 0; k < fired.size(); ++k) {
+        double charge = 0;
+        if (known) {
+          const int s = replica.stageOfSlot(fired[k]);
+          if (!stageCharged[size_t(s)]) {
+            stageCharged[size_t(s)] = 1;
+            charge = batchCharge * flopsShare(s) * 2 / 3;
+          }
+        } else {
+          charge = (firedAt[k] - previous) * ratio;
+          previous = firedAt[k];
+        }
+        if (charge > 0) world_.compute(charge);
+        meter.addCompute(charge);
+        pipeline.slotReady(fired[k]);
+      }
+      if (!known && backwardMeasured > previous) {
+        world_.compute((backwardMeasured - previous) * ratio);
+        meter.addCompute((backwardMeasured - previous) * ratio);
+      }
+    } else {
+      meter.addCompute(backwardMeasured);
+    }
+    TETRAD_CHECK(fired.size() == flat.slots().size(), Error,
+                 "rank {}: backward produced {} of {} gradients (a parameter unused by the "
+                 "model?)",
+                 world_.rank(), fired.size(), flat.slots().size());
+    stepPending = true;
+    pendingLr = lr;
+
+    ++iteration;
+    r.result.iterations = iteration;
+    logIteration(r, iteration, lr);
+    const bool epochEnd = iteration % r.perEpoch == 0;
+    const int64_t every = config_.given.evalEvery;
+    if (epochEnd || (every > 0 && iteration % every == 0)) {
+      flush();
+      evaluate(r, iteration);
+    }
+  }
+  flush();
+  if (r.lastEval != iteration) evaluate(r, iteration);
+  replica.onGradientReady(nullptr);
+  pipeline.stop();
+}
+
+}  // namespace tetrad::train
