@@ -6,7 +6,8 @@
 set -eu
 PACKAGES="build-essential cmake ccache pkg-config libtorch-dev libopenmpi-dev openmpi-bin \
 libsimgrid-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
-zlib1g-dev gnuplot-nox googletest libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist"
+zlib1g-dev gnuplot-nox googletest libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist \
+iproute2 nftables iperf3 iputils-ping"
 if [ "${1:-}" = "fuzz" ]; then
   PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 fi

@@ -23,7 +23,9 @@
 // so with a 16-bit wire time halves where β dominates. On a star cluster the
 // α–β prediction (collectives/collective_cost.h) and simulated/model are
 // shown (on a two-level cluster, for hierarchical all-reduce only); under MPI, when native
-// (MPI_Allreduce) is among the algorithms, busbw / native busbw at the same size.
+// (MPI_Allreduce) is among the algorithms, busbw / native busbw at the same size,
+// and with --alpha-beta BW,LAT the α–β prediction for that network and
+// real/model (e.g. on a shaped network of scripts/netlab.sh).
 //
 // Output on stdout from one process (rank 0); progress on stderr once a run
 // takes more than a few seconds. Bad flags throw InvalidArgument.
@@ -98,7 +100,7 @@ void printHeader(const BenchPlan& plan, Transport& t) {
   }
   std::printf("%12s %12s %13s %12s %11s %11s %7s", "size(B)", "count", "algorithm", "time(us)",
               "algbw(GB/s)", "busbw(GB/s)", "#wrong");
-  if (plan.model) std::printf(" %12s %9s", "model(us)", "sim/model");
+  if (plan.model) std::printf(" %12s %9s", "model(us)", plan.mpi ? "real/model" : "sim/model");
   if (plan.mpi) std::printf(" %10s", "vs-native");
   std::printf("\n");
   std::fflush(stdout);
@@ -184,6 +186,9 @@ CommandRegistration registration([](CommandGroups& groups) {
                   "sums rounded at each hop, float32 accumulation)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout, "seconds any wait may take")->capture_default_str();
+  cmd->add_option("--alpha-beta", flags->alphaBeta,
+                  "under MPI: compare with the alpha-beta model of a network of this bandwidth "
+                  "and latency per link (e.g. 1Gbps,60us)");
   cmd->add_option("--sim-cfg", flags->simConfig,
                   "SimGrid configuration item, repeatable (e.g. network/model:CM02)");
   cmd->callback([flags] { runBench(makePlan(*flags)); });

@@ -40,6 +40,21 @@ BenchPlan makePlan(const BenchFlags& flags) {
                flags.timeout);
   TETRAD_CHECK(!plan.mpi || flags.simConfig.empty(), InvalidArgument,
                "--sim-cfg applies to simulated clusters only (--cluster sim:...)");
+  TETRAD_CHECK(plan.mpi || flags.alphaBeta.empty(), InvalidArgument,
+               "--alpha-beta applies to --cluster mpi (a simulated star has its own model)");
+  if (!flags.alphaBeta.empty()) {
+    const size_t comma = flags.alphaBeta.find(',');
+    TETRAD_CHECK(comma != std::string::npos, InvalidArgument,
+                 "--alpha-beta wants BANDWIDTH,LATENCY (e.g. 1Gbps,60us), got '{}'",
+                 flags.alphaBeta);
+    const std::string_view text(flags.alphaBeta);
+    const double bandwidth = parseBandwidth(text.substr(0, comma));
+    const double latency = parseDuration(text.substr(comma + 1));
+    TETRAD_CHECK(bandwidth > 0 && latency >= 0, InvalidArgument,
+                 "--alpha-beta wants a positive bandwidth and a latency >= 0, got '{}'",
+                 flags.alphaBeta);
+    plan.model = CostParams{latency, 1.0 / bandwidth};
+  }
   if (!plan.mpi) {
     const sim::ClusterSpec spec = sim::parseClusterSpec(flags.cluster);
     if (spec.topology == sim::Topology::kStar) {

@@ -34,6 +34,7 @@ struct BenchFlags {
   std::string wire = "fp32";
   double timeout = 300;
   std::vector<std::string> simConfig;
+  std::string alphaBeta;  // "BW,LAT": the α–β model of a real network (MPI only)
 };
 
 struct BenchPlan {
@@ -45,7 +46,8 @@ struct BenchPlan {
   int iters = 0;
   int warmup = 0;
   // α–β parameters where the model applies: a star (every algorithm), or
-  // hierarchical all-reduce on a two-level cluster (`twoLevel`).
+  // hierarchical all-reduce on a two-level cluster (`twoLevel`); under MPI
+  // the network the user describes with --alpha-beta.
   std::optional<CostParams> model;
   bool twoLevel = false;
   bool mpi = false;

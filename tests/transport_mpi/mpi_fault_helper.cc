@@ -11,6 +11,12 @@
 //          rank named; the others time out waiting for RANK.
 //   allreduce-stall  RANK stalls; the others enter nativeAllreduce, whose
 //          watchdog must abort the job after the timeout.
+//   hub    RANK is a hub: for up to 120 s, every other rank exchanges 1 MB
+//          with it in both directions at once, over and over (a message
+//          large enough to travel in pieces between hosts). The network
+//          tests (tests/netlab) stop, kill or cut off RANK meanwhile; every
+//          rank must then fail naming the peer it waits for. Prints
+//          "fault-helper: hub running" once the first exchange is done.
 //
 // Errors are printed as "fault-helper: TYPE: MESSAGE" and give exit status 1.
 // The helper deliberately does not call abortAllRanks(): the job must end on
@@ -47,6 +53,33 @@ void waitForRank(Transport& t, int victim) {
   t.recvValues<int>(victim, 2, std::span<int>(&value, 1));
 }
 
+// Every rank other than `hub` exchanges with the hub until `seconds` pass.
+void exchangeWithHub(Transport& t, int hub, double seconds) {
+  constexpr size_t kFloats = 256 * 1024;  // 1 MB
+  std::vector<float> out(kFloats, static_cast<float>(t.rank()));
+  std::vector<std::vector<float>> in(static_cast<size_t>(t.size()), std::vector<float>(kFloats));
+  const double start = t.now();
+  for (int round = 0; t.now() - start < seconds; ++round) {
+    std::vector<tetrad::RequestPtr> sends;
+    for (int peer = 0; peer < t.size(); ++peer) {
+      if (peer == t.rank() || (t.rank() != hub && peer != hub)) continue;
+      sends.push_back(t.isend(peer, 3, tetrad::asBytes(std::span<const float>(out))));
+    }
+    for (int peer = 0; peer < t.size(); ++peer) {
+      if (peer == t.rank() || (t.rank() != hub && peer != hub)) continue;
+      std::vector<float>& from = in[static_cast<size_t>(peer)];
+      t.recvValues<float>(peer, 3, std::span<float>(from));
+      TETRAD_CHECK(from.front() == static_cast<float>(peer) && from.back() == from.front(),
+                   tetrad::ProtocolError, "rank {} got wrong data from rank {}", t.rank(), peer);
+    }
+    tetrad::waitAll(sends);
+    if (round == 0 && t.rank() == 0) {
+      std::printf("fault-helper: hub running\n");
+      std::fflush(stdout);
+    }
+  }
+}
+
 int report(const char* type, const std::exception& e) {
   std::fprintf(stderr, "fault-helper: %s: %s\n", type, e.what());
   std::fflush(stderr);
@@ -57,7 +90,7 @@ int report(const char* type, const std::exception& e) {
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: %s ok|stall|kill|throw|allreduce-stall RANK TIMEOUT_SECONDS\n",
+    std::fprintf(stderr, "usage: %s ok|stall|kill|throw|allreduce-stall|hub RANK TIMEOUT_SECONDS\n",
                  argv[0]);
     return 2;
   }
@@ -72,6 +105,7 @@ int main(int argc, char** argv) {
                    "victim rank {} outside a world of {}", victim, t.size());
       exchangeWithRing(t);
       if (mode == "ok") return;
+      if (mode == "hub") return exchangeWithHub(t, victim, 120);
       if (t.rank() != victim) {
         if (mode == "allreduce-stall") {
           std::vector<float> data(1000, 1.0f);
@@ -96,6 +130,8 @@ int main(int argc, char** argv) {
     return report("TimeoutError", e);
   } catch (const tetrad::InvalidArgument& e) {
     return report("InvalidArgument", e);
+  } catch (const tetrad::TransportError& e) {
+    return report("TransportError", e);
   } catch (const std::exception& e) {
     return report("error", e);
   }

@@ -73,6 +73,9 @@ TEST(MpiFeatures, LongWaitsDoNotBurnACore) {
 TEST(MpiFeatures, SendTimeoutNamesThePeerAndTheMessageStillArrives) {
   runWorld([](Transport& t) {
     if (t.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+    if (std::getenv("TETRAD_MPI_PIECE_BYTES") != nullptr) {
+      GTEST_SKIP() << "pieces are eager: a send completes without the receiver";
+    }
     constexpr size_t kCount = 1 << 20;  // rendezvous: needs the receiver
     if (t.rank() == 0) {
       std::vector<float> data = payload(0, kCount);

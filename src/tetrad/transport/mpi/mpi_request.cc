@@ -1,6 +1,7 @@
 #include "tetrad/transport/mpi/mpi_request.h"
 
 #include "tetrad/core/error.h"
+#include "tetrad/transport/mpi/pieced_request.h"
 
 namespace tetrad::mpi {
 
@@ -10,8 +11,15 @@ constexpr double kCancelGraceSeconds = 1.0;
 }  // namespace
 
 MpiRequest::MpiRequest(Transport& owner, MPI_Comm comm, Kind kind, int peer, Tag tag, void* buffer,
-                       size_t bytes)
-    : owner_(owner), kind_(kind), peer_(peer), tag_(tag), bytes_(bytes), run_(bytes) {
+                       size_t bytes, bool countReceived)
+    : owner_(owner),
+      kind_(kind),
+      peer_(peer),
+      tag_(tag),
+      bytes_(bytes),
+      countReceived_(countReceived),
+      buffer_(buffer),
+      run_(bytes) {
   int code = kind == Kind::kSend ? MPI_Isend(buffer, run_.count(), run_.type(), peer,
                                              static_cast<int>(tag), comm, &request_)
                                  : MPI_Irecv(buffer, run_.count(), run_.type(), peer,
@@ -92,14 +100,30 @@ void MpiRequest::complete(int code, const MPI_Status& status) {
     }
     if (kind_ == Kind::kRecv) {
       uint64_t actual = statusBytes(status);
+      const auto* received = static_cast<const std::byte*>(buffer_);
+      if (rejectPieceHeaders_ && actual == kPieceHeaderBytes && isPieceHeader(received)) {
+        // The header of a message sent in pieces: name its size.
+        actual = pieceHeaderSize(received);
+        TETRAD_FAIL(ProtocolError,
+                    "rank {}: recv from rank {} (tag {}): expected {} bytes, got {} bytes",
+                    owner_.rank(), peer_, tag_, bytes_, actual);
+      }
       TETRAD_CHECK(actual == bytes_, ProtocolError,
                    "rank {}: recv from rank {} (tag {}): expected {} bytes, got {} bytes",
                    owner_.rank(), peer_, tag_, bytes_, actual);
-      owner_.traffic().countReceived(peer_, actual);
+      if (countReceived_) owner_.traffic().countReceived(peer_, actual);
     }
   } catch (...) {
     error_ = std::current_exception();
     throw;
+  }
+}
+
+void MpiRequest::release() {
+  try {
+    abandon(kCancelGraceSeconds);
+  } catch (...) {
+    // The owner gave the request up: its result no longer matters.
   }
 }
 

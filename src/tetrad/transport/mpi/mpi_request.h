@@ -14,6 +14,9 @@
 // Destroying a request that is still pending cancels a receive and waits (up
 // to the timeout) for a send, so MPI never touches a freed buffer afterwards.
 //
+// A request made with countReceived = false (a piece of a larger message,
+// see pieced_request.h) leaves the traffic counters to its owner.
+//
 // Thread-safety: one owner thread per request.
 #pragma once
 
@@ -34,11 +37,19 @@ class MpiRequest final : public Request {
   // Posts the operation on `comm`. `owner` provides rank, timeout and
   // traffic counters, and must outlive the request.
   MpiRequest(Transport& owner, MPI_Comm comm, Kind kind, int peer, Tag tag, void* buffer,
-             size_t bytes);
+             size_t bytes, bool countReceived = true);
   ~MpiRequest() override;
 
   void wait() override;
   bool test() override;
+  // For a plain receive from a peer that gets pieced messages: a piece
+  // header received instead (of a larger message, see pieced_request.h) is
+  // a ProtocolError naming that message's size. Call right after
+  // construction.
+  void rejectPieceHeaders() { rejectPieceHeaders_ = true; }
+  // Gives a pending request up without waiting: cancels a receive, releases
+  // a send to complete in the background. Never throws.
+  void release();
 
  private:
   // Handles a completed MPI request (flag set by MPI_Test) or an error code.
@@ -54,6 +65,9 @@ class MpiRequest final : public Request {
   int peer_;
   Tag tag_;
   size_t bytes_;
+  bool countReceived_;
+  bool rejectPieceHeaders_ = false;
+  void* buffer_;
   ByteRun run_;
   MPI_Request request_ = MPI_REQUEST_NULL;
   bool done_ = false;

@@ -12,6 +12,7 @@
 #include "tetrad/transport/mpi/mpi_runtime.h"
 #include "tetrad/transport/mpi/mpi_util.h"
 #include "tetrad/transport/mpi/node_layout.h"
+#include "tetrad/transport/mpi/pieced_request.h"
 #include "tetrad/transport/mpi/thread_queue.h"
 #include "tetrad/transport/mpi/thread_task.h"
 
@@ -19,6 +20,20 @@ namespace tetrad::mpi {
 
 namespace {
 constexpr const char* kRanksPerNodeVariable = "TETRAD_MPI_RANKS_PER_NODE";
+constexpr const char* kPieceBytesVariable = "TETRAD_MPI_PIECE_BYTES";
+// Room left under the eager limit for Open MPI's own headers.
+constexpr size_t kPieceHeadroom = 128;
+
+// TETRAD_MPI_PIECE_BYTES: -1 when not set, else bytes >= 0.
+int64_t parsePieceBytes(const char* text) {
+  if (text == nullptr) return -1;
+  char* end = nullptr;
+  const long long value = std::strtoll(text, &end, 10);
+  TETRAD_CHECK(end != text && *end == '\0' && value >= 0 && value <= (int64_t{1} << 30),
+               InvalidArgument, "{}='{}' must be a number of bytes from 0 to 2^30",
+               kPieceBytesVariable, text);
+  return value;
+}
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -38,6 +53,10 @@ MpiTransport::MpiTransport(double timeoutSeconds)
   checkMpi(MPI_Comm_idup(MPI_COMM_WORLD, &comm_, &request), rank(), "MPI_Comm_idup");
   waitCollective(request, "MPI_Comm_idup");
   checkMpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), rank(), "MPI_Comm_set_errhandler");
+  checkMpi(MPI_Comm_idup(MPI_COMM_WORLD, &pieceComm_, &request), rank(), "MPI_Comm_idup");
+  waitCollective(request, "MPI_Comm_idup");
+  checkMpi(MPI_Comm_set_errhandler(pieceComm_, MPI_ERRORS_RETURN), rank(),
+           "MPI_Comm_set_errhandler");
   int* tagUpperBound = nullptr;
   int found = 0;
   checkMpi(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tagUpperBound, &found), rank(),
@@ -45,7 +64,7 @@ MpiTransport::MpiTransport(double timeoutSeconds)
   TETRAD_CHECK(found && *tagUpperBound >= static_cast<int>(kMaxUserTag - 1), Unsupported,
                "rank {}: this MPI library allows tags up to {}, tetrad needs {}", rank(),
                found ? *tagUpperBound : -1, kMaxUserTag - 1);
-  ranksPerNode_ = computeRanksPerNode();
+  learnLayout();
 }
 
 MpiTransport::~MpiTransport() {
@@ -57,6 +76,7 @@ MpiTransport::~MpiTransport() {
 
 void MpiTransport::close() {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+  if (pieceComm_ != MPI_COMM_NULL) MPI_Comm_free(&pieceComm_);
 }
 
 void MpiTransport::waitCollective(MPI_Request& request, const char* what) {
@@ -74,84 +94,127 @@ void MpiTransport::waitCollective(MPI_Request& request, const char* what) {
                rank(), timeout(), size(), what);
 }
 
-int MpiTransport::computeRanksPerNode() {
-  // Every rank contributes {override, host name}, so that the collective is
-  // the same on all ranks whatever their environment says.
-  constexpr size_t kRecord = sizeof(int32_t) + MPI_MAX_PROCESSOR_NAME;
-  int32_t forced = 0;  // 0: not set; -1: invalid here
-  std::exception_ptr forcedError;
+void MpiTransport::learnLayout() {
+  // Every rank contributes {override, piece bytes, eager limit, host name},
+  // so that the collective is the same on all ranks whatever their
+  // environment says.
+  struct Settings {
+    int32_t forced = 0;   // TETRAD_MPI_RANKS_PER_NODE; 0: not set; -1: invalid here
+    int64_t pieces = -1;  // TETRAD_MPI_PIECE_BYTES; -1: not set; -2: invalid here
+    uint64_t eagerLimit = 0;
+  };
+  constexpr size_t kRecord = sizeof(Settings) + MPI_MAX_PROCESSOR_NAME;
+  Settings mine;
+  std::exception_ptr localError;
   const char* forcedText = std::getenv(kRanksPerNodeVariable);
   if (forcedText != nullptr) {
     try {
-      forced = parseRanksPerNode(forcedText, size());
+      mine.forced = parseRanksPerNode(forcedText, size());
     } catch (const InvalidArgument&) {
-      forced = -1;
-      forcedError = std::current_exception();
+      mine.forced = -1;
+      localError = std::current_exception();
     }
   }
+  const char* piecesText = std::getenv(kPieceBytesVariable);
+  try {
+    mine.pieces = parsePieceBytes(piecesText);
+  } catch (const InvalidArgument&) {
+    mine.pieces = -2;
+    if (!localError) localError = std::current_exception();
+  }
+  mine.eagerLimit = tcpEagerLimit();
   std::vector<char> records(static_cast<size_t>(size()) * kRecord, '\0');
-  char* mine = records.data() + static_cast<size_t>(rank()) * kRecord;
-  std::memcpy(mine, &forced, sizeof forced);
+  char* own = records.data() + static_cast<size_t>(rank()) * kRecord;
+  std::memcpy(own, &mine, sizeof mine);
   int length = 0;
-  checkMpi(MPI_Get_processor_name(mine + sizeof forced, &length), rank(), "MPI_Get_processor_name");
+  checkMpi(MPI_Get_processor_name(own + sizeof mine, &length), rank(), "MPI_Get_processor_name");
   MPI_Request request = MPI_REQUEST_NULL;
   checkMpi(MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, records.data(),
                           static_cast<int>(kRecord), MPI_BYTE, comm_, &request),
            rank(), "MPI_Iallgather");
   waitCollective(request, "MPI_Iallgather of host names");
 
+  auto shown = [](const char* text) {
+    return text ? fmt::format("'{}'", text) : std::string("not set");
+  };
   std::vector<std::string> hosts;
   hosts.reserve(static_cast<size_t>(size()));
+  uint64_t eagerLimit = mine.eagerLimit;
   for (int r = 0; r < size(); ++r) {
     const char* record = records.data() + static_cast<size_t>(r) * kRecord;
-    int32_t theirs = 0;
+    Settings theirs;
     std::memcpy(&theirs, record, sizeof theirs);
-    if (theirs != forced) {
-      if (forcedError) std::rethrow_exception(forcedError);
-      TETRAD_FAIL(InvalidArgument,
-                  "rank {}: {} is {} here but differs on rank {}; set it for every rank "
-                  "(mpirun -x {})",
-                  rank(), kRanksPerNodeVariable,
-                  forcedText ? fmt::format("'{}'", forcedText) : std::string("not set"), r,
-                  kRanksPerNodeVariable);
+    if (localError && (theirs.forced != mine.forced || theirs.pieces != mine.pieces)) {
+      std::rethrow_exception(localError);
     }
+    TETRAD_CHECK(theirs.forced == mine.forced, InvalidArgument,
+                 "rank {}: {} is {} here but differs on rank {}; set it for every rank "
+                 "(mpirun -x {})",
+                 rank(), kRanksPerNodeVariable, shown(forcedText), r, kRanksPerNodeVariable);
+    TETRAD_CHECK(theirs.pieces == mine.pieces, InvalidArgument,
+                 "rank {}: {} is {} here but differs on rank {}; set it for every rank "
+                 "(mpirun -x {})",
+                 rank(), kPieceBytesVariable, shown(piecesText), r, kPieceBytesVariable);
+    eagerLimit = std::min(eagerLimit, theirs.eagerLimit);
     const char* name = record + sizeof theirs;
     hosts.emplace_back(name, strnlen(name, MPI_MAX_PROCESSOR_NAME));
   }
-  if (forcedError) std::rethrow_exception(forcedError);
-  if (forced > 0) return forced;
-  return ranksPerNodeFromHosts(hosts);
+  if (localError) std::rethrow_exception(localError);
+  ranksPerNode_ = mine.forced > 0 ? mine.forced : ranksPerNodeFromHosts(hosts);
+
+  piecesTo_.assign(static_cast<size_t>(size()), 0);
+  if (mine.pieces >= 0) {
+    pieceBytes_ = static_cast<size_t>(mine.pieces);
+    for (int r = 0; r < size(); ++r) piecesTo_[static_cast<size_t>(r)] = r != rank();
+  } else {
+    pieceBytes_ = eagerLimit > 2 * kPieceHeadroom ? eagerLimit - kPieceHeadroom : 0;
+    for (int r = 0; r < size(); ++r) {
+      piecesTo_[static_cast<size_t>(r)] =
+          hosts[static_cast<size_t>(r)] != hosts[static_cast<size_t>(rank())];
+    }
+  }
+}
+
+RequestPtr MpiTransport::post(MpiRequest::Kind kind, int peer, Tag tag, std::byte* data,
+                              size_t bytes) {
+  if (usesPieces(peer, bytes)) {
+    std::lock_guard lock(postMutex_);
+    return std::make_unique<PiecedRequest>(*this, comm_, pieceComm_, kind, peer, tag, data, bytes,
+                                           pieceBytes_);
+  }
+  auto request = std::make_unique<MpiRequest>(*this, comm_, kind, peer, tag, data, bytes);
+  if (kind == MpiRequest::Kind::kRecv && bytes >= kPieceHeaderBytes && pieceBytes_ > 0 &&
+      piecesTo_[static_cast<size_t>(peer)]) {
+    request->rejectPieceHeaders();
+  }
+  return request;
 }
 
 void MpiTransport::send(int peer, Tag tag, ConstBytes data) {
   checkPeer(peer, "send");
   checkTag(tag, "send");
   traffic().countSent(peer, data.size());
-  MpiRequest request(*this, comm_, MpiRequest::Kind::kSend, peer, tag,
-                     const_cast<std::byte*>(data.data()), data.size());
-  request.wait();
+  post(MpiRequest::Kind::kSend, peer, tag, const_cast<std::byte*>(data.data()), data.size())
+      ->wait();
 }
 
 void MpiTransport::recv(int peer, Tag tag, MutableBytes data) {
   checkPeer(peer, "recv");
   checkTag(tag, "recv");
-  MpiRequest request(*this, comm_, MpiRequest::Kind::kRecv, peer, tag, data.data(), data.size());
-  request.wait();
+  post(MpiRequest::Kind::kRecv, peer, tag, data.data(), data.size())->wait();
 }
 
 RequestPtr MpiTransport::isend(int peer, Tag tag, ConstBytes data) {
   checkPeer(peer, "isend");
   checkTag(tag, "isend");
   traffic().countSent(peer, data.size());
-  return std::make_unique<MpiRequest>(*this, comm_, MpiRequest::Kind::kSend, peer, tag,
-                                      const_cast<std::byte*>(data.data()), data.size());
+  return post(MpiRequest::Kind::kSend, peer, tag, const_cast<std::byte*>(data.data()), data.size());
 }
 
 RequestPtr MpiTransport::irecv(int peer, Tag tag, MutableBytes data) {
   checkPeer(peer, "irecv");
   checkTag(tag, "irecv");
-  return std::make_unique<MpiRequest>(*this, comm_, MpiRequest::Kind::kRecv, peer, tag, data.data(),
-                                      data.size());
+  return post(MpiRequest::Kind::kRecv, peer, tag, data.data(), data.size());
 }
 
 ByteBuffer MpiTransport::recvMessage(int peer, Tag tag) {
@@ -173,15 +236,54 @@ Message MpiTransport::probeAndReceive(int source, Tag tag, const char* operation
   MPI_Message message = MPI_MESSAGE_NULL;
   MPI_Status status{};
   int code = MPI_SUCCESS;
+  Message result;
+  bool taken = false;  // a possible piece header, received under the posting mutex
+  std::unique_ptr<PiecedRequest> pieced;
   bool found = pollFor(timeout(), [&] {
+    // A header and its pieces are taken under the posting mutex, so that no
+    // other receive posts pieces from the same peer in between.
+    std::unique_lock lock(postMutex_, std::defer_lock);
+    if (pieceBytes_ > 0) lock.lock();
     int flag = 0;
     code = MPI_Improbe(source, static_cast<int>(tag), comm_, &flag, &message, &status);
-    return flag != 0 || code != MPI_SUCCESS;
+    if (code != MPI_SUCCESS) return true;
+    if (flag == 0) return false;
+    if (statusBytes(status) == kPieceHeaderBytes && pieceBytes_ > 0 &&
+        piecesTo_[static_cast<size_t>(status.MPI_SOURCE)]) {
+      result = receiveMatched(message, status, start, operation, tag);
+      taken = true;
+      if (isPieceHeader(result.bytes.data())) {
+        const uint64_t bytes = pieceHeaderSize(result.bytes.data());
+        result.bytes.assign(bytes, std::byte{0});
+        pieced = std::make_unique<PiecedRequest>(*this, pieceComm_, result.source, tag,
+                                                 result.bytes.data(), bytes, pieceBytes_);
+      }
+    }
+    return true;
   });
   checkMpi(code, rank(), fmt::format("{} from {} (tag {})", operation, from(), tag));
   TETRAD_CHECK(found, TimeoutError, "rank {}: {} from {} (tag {}) timed out after {} s", rank(),
                operation, from(), tag, timeout());
+  if (pieced) {
+    try {
+      pieced->wait();  // counts the bytes
+    } catch (const TimeoutError&) {
+      // Released pieces may still be written into: keep the buffer alive.
+      pieced.reset();
+      std::lock_guard lock(abandonedMutex_);
+      abandoned_.push_back(std::move(result.bytes));
+      throw;
+    }
+    return result;
+  }
+  if (!taken) result = receiveMatched(message, status, start, operation, tag);
+  traffic().countReceived(result.source, result.bytes.size());
+  return result;
+}
 
+Message MpiTransport::receiveMatched(MPI_Message& message, const MPI_Status& status,
+                                     std::chrono::steady_clock::time_point start,
+                                     const char* operation, Tag tag) {
   Message result;
   result.source = status.MPI_SOURCE;
   const uint64_t bytes = statusBytes(status);
@@ -191,6 +293,7 @@ Message MpiTransport::probeAndReceive(int source, Tag tag, const char* operation
   checkMpi(MPI_Imrecv(result.bytes.data(), run.count(), run.type(), &message, &request), rank(),
            "MPI_Imrecv");
   MPI_Status received{};
+  int code = MPI_SUCCESS;
   bool done = pollFor(
       std::max(0.0, timeout() - secondsSince(start)),
       [&] {
@@ -210,7 +313,6 @@ Message MpiTransport::probeAndReceive(int source, Tag tag, const char* operation
   }
   if (code != MPI_SUCCESS && request != MPI_REQUEST_NULL) MPI_Request_free(&request);
   checkMpi(code, rank(), fmt::format("{} from rank {} (tag {})", operation, result.source, tag));
-  traffic().countReceived(result.source, bytes);
   return result;
 }
 

@@ -19,6 +19,14 @@
 // TETRAD_MPI_RANKS_PER_NODE=K (K divides the world size) overrides it, e.g.
 // to exercise hierarchical collectives on one machine.
 //
+// Pieces (see pieced_request.h): a message of more than P bytes to a rank
+// on another host is cut into pieces of P bytes that stay under Open MPI's
+// TCP eager limit, so that both directions of a link carry data at once with
+// Open MPI's defaults. P is btl_tcp_eager_limit less 128 bytes of headers
+// (the smallest over all ranks). TETRAD_MPI_PIECE_BYTES=K overrides it: K
+// bytes to every other rank, also on the same host (K = 0: never). It must be
+// the same on every rank (checked when the transport starts).
+//
 // Thread-safety: send/recv/isend/irecv/recvMessage/recvAny may be called
 // concurrently from the worker and its spawned tasks (MPI_THREAD_MULTIPLE);
 // nativeAllreduce from one thread at a time, in the same order on all ranks.
@@ -30,6 +38,7 @@
 #include <mutex>
 #include <vector>
 
+#include "tetrad/transport/mpi/mpi_request.h"
 #include "tetrad/transport/mpi/watchdog.h"
 #include "tetrad/transport/transport.h"
 
@@ -66,11 +75,27 @@ class MpiTransport final : public Transport {
  private:
   // Probes for a message from `source` (or MPI_ANY_SOURCE) and receives it.
   Message probeAndReceive(int source, Tag tag, const char* operation);
+  // Receives a message matched by MPI_Improbe (traffic not counted).
+  Message receiveMatched(MPI_Message& message, const MPI_Status& status,
+                         std::chrono::steady_clock::time_point start, const char* operation,
+                         Tag tag);
   // Waits for a collective request posted by the constructor.
   void waitCollective(MPI_Request& request, const char* what);
-  int computeRanksPerNode();
+  // Learns ranksPerNode_ and the piece plan (pieceBytes_, piecesTo_).
+  void learnLayout();
+  // True when a message of `bytes` to or from `peer` travels in pieces.
+  bool usesPieces(int peer, size_t bytes) const {
+    return pieceBytes_ > 0 && bytes > pieceBytes_ && piecesTo_[static_cast<size_t>(peer)];
+  }
+  RequestPtr post(MpiRequest::Kind kind, int peer, Tag tag, std::byte* data, size_t bytes);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm pieceComm_ = MPI_COMM_NULL;  // the pieces of large messages
+  size_t pieceBytes_ = 0;               // 0: no pieces
+  std::vector<char> piecesTo_;          // per peer: pieces on
+  // Held while the header and pieces of one message are posted (and while
+  // probing where a header may come), so two messages never interleave.
+  std::mutex postMutex_;
   std::chrono::steady_clock::time_point start_;
   int ranksPerNode_ = 1;
   Watchdog watchdog_;

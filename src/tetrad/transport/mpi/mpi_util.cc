@@ -55,6 +55,49 @@ ByteRun::~ByteRun() {
   if (derived_) MPI_Type_free(&type_);
 }
 
+size_t tcpEagerLimit() {
+  constexpr size_t kDefault = 65536;
+  int provided = 0;
+  if (MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) return kDefault;
+  size_t limit = kDefault;
+  int index = -1;
+  if (MPI_T_cvar_get_index("btl_tcp_eager_limit", &index) == MPI_SUCCESS) {
+    char name[256];
+    char description[1024];
+    int nameLength = sizeof name;
+    int descriptionLength = sizeof description;
+    int verbosity = 0;
+    int binding = 0;
+    int scope = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_T_enum enumType{};
+    MPI_T_cvar_handle handle{};
+    int count = 0;
+    if (MPI_T_cvar_get_info(index, name, &nameLength, &verbosity, &type, &enumType, description,
+                            &descriptionLength, &binding, &scope) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count) == MPI_SUCCESS) {
+      if (count == 1) {
+        unsigned long long value = 0;  // the widest type a size_t cvar has
+        if (type == MPI_UNSIGNED_LONG_LONG || type == MPI_UNSIGNED_LONG) {
+          unsigned long narrow = 0;
+          if (type == MPI_UNSIGNED_LONG_LONG) {
+            if (MPI_T_cvar_read(handle, &value) != MPI_SUCCESS) value = 0;
+          } else if (MPI_T_cvar_read(handle, &narrow) == MPI_SUCCESS) {
+            value = narrow;
+          }
+        } else if (type == MPI_INT || type == MPI_UNSIGNED) {
+          int narrow = 0;
+          if (MPI_T_cvar_read(handle, &narrow) == MPI_SUCCESS && narrow > 0) value = narrow;
+        }
+        if (value > 0) limit = static_cast<size_t>(value);
+      }
+      MPI_T_cvar_handle_free(&handle);
+    }
+  }
+  MPI_T_finalize();
+  return limit;
+}
+
 uint64_t statusBytes(const MPI_Status& status) {
   MPI_Count count = 0;
   MPI_Get_elements_x(&status, MPI_BYTE, &count);

@@ -18,6 +18,9 @@
 //   bounded shared-memory queue, socket buffers), so a wait for a large
 //   transfer stays busy for the time the transfer may take:
 //   busySecondsFor(bytes).
+// - tcpEagerLimit(): Open MPI's btl_tcp_eager_limit (bytes, header
+//   included) read through the MPI tool interface (MPI_T); 64 KiB, Open
+//   MPI's default, when the TCP transport is not loaded or cannot be asked.
 //
 // Thread-safety: all helpers are reentrant; a ByteRun has one owner.
 #pragma once
@@ -55,6 +58,9 @@ class ByteRun {
   MPI_Datatype type_ = MPI_BYTE;
   bool derived_ = false;
 };
+
+// Open MPI's TCP eager limit; call after MPI is initialised.
+size_t tcpEagerLimit();
 
 // Bytes described by `status` (of a completed receive or a probe).
 uint64_t statusBytes(const MPI_Status& status);
