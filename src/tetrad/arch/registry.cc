@@ -40,7 +40,7 @@ const std::vector<Entry>& table() {
        makePs},
       {{"gossip", "gossip:ring",
         "decentralized: mix models with the neighbours of ring, torus:RxC, exp, exp:one-peer, "
-        "complete, random:D, file:PATH"},
+        "complete, random:D, file:PATH (D-PSGD, CHOCO-SGD; AD-PSGD under --sync asp)"},
        makeGossip},
   };
   return entries;
