@@ -90,11 +90,6 @@ TEST(TrainConfig, BadValuesAreClearErrors) {
 }
 
 TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
-  EXPECT_NE(unsupportedError([](TrainConfig& c) {
-              c.sync = "asp";
-              c.arch = "gossip:ring";
-            }).find("AD-PSGD"),
-            std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sched = "wfbp"; }).find("--sched wfbp"),
             std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) {
@@ -125,6 +120,10 @@ TEST(TrainConfig, EveryValidPointResolves) {
     c.gossip = "choco:0.1";
     EXPECT_NO_THROW(resolveConfig(c)) << sync << " gossip";
   }
+  TrainConfig adpsgd;  // AD-PSGD
+  adpsgd.sync = "asp";
+  adpsgd.arch = "gossip:exp";
+  EXPECT_NO_THROW(resolveConfig(adpsgd));
   TrainConfig ps;
   ps.sync = "ssp:2";
   ps.arch = "ps:2";
@@ -161,6 +160,23 @@ TEST(TrainConfig, InvalidCombinationsNameTheRule) {
   EXPECT_NE(resolveError([](TrainConfig& c) { c.sync = "bulk"; }).find("known: bsp"),
             std::string::npos);
   // Gossip rules.
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.sync = "ssp:2";
+              c.arch = "gossip:ring";
+            }).find("rule: ssp runs on ps; asp on gossip is AD-PSGD"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.sync = "asp";
+              c.arch = "gossip:ring";
+              c.compress = "fp16";
+            }).find("only none is accepted"),
+            std::string::npos);
+  EXPECT_NE(resolveError([](TrainConfig& c) {
+              c.sync = "asp";
+              c.arch = "gossip:ring";
+              c.gossip = "choco:0.5";
+            }).find("rule: AD-PSGD takes no --gossip"),
+            std::string::npos);
   EXPECT_NE(resolveError([](TrainConfig& c) {
               c.arch = "gossip:ring";
               c.compress = "topk:0.1";

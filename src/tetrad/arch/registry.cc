@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/arch/allreduce/allreduce_exchange.h"
+#include "tetrad/arch/gossip/adpsgd_exchange.h"
 #include "tetrad/arch/gossip/gossip_exchange.h"
 #include "tetrad/arch/ps/ps_exchange.h"
 #include "tetrad/core/error.h"
@@ -24,6 +25,9 @@ ExchangePtr makePs(const ArchShape& shape, const ExchangeContext& context) {
 }
 
 ExchangePtr makeGossip(const ArchShape& shape, const ExchangeContext& context) {
+  if (context.sync->mode() == SyncMode::kPushPull) {
+    return makeAdpsgdExchange(shape.topology, context);  // asp: AD-PSGD
+  }
   return makeGossipExchange(shape.topology, context);
 }
 
@@ -36,7 +40,7 @@ const std::vector<Entry>& table() {
        makePs},
       {{"gossip", "gossip:ring",
         "decentralized: mix models with the neighbours of ring, torus:RxC, exp, exp:one-peer, "
-        "complete, random:D, file:PATH"},
+        "complete, random:D, file:PATH (D-PSGD, CHOCO-SGD; AD-PSGD under --sync asp)"},
        makeGossip},
   };
   return entries;
@@ -103,13 +107,19 @@ void checkCombination(const ArchShape& arch, const SyncPolicy& sync, const Compr
   if (arch.family == "gossip") {
     TETRAD_CHECK(sync.mode() == SyncMode::kCollective || sync.stalenessBound() < 0, InvalidArgument,
                  "--sync {} bounds staleness through servers; gossip has none (rule: ssp runs on "
-                 "ps)",
+                 "ps; asp on gossip is AD-PSGD)",
                  sync.spec());
-    TETRAD_CHECK(sync.mode() == SyncMode::kCollective, Unsupported,
-                 "--sync asp --arch {} (AD-PSGD) is not yet supported: use --sync bsp (D-PSGD) "
-                 "or local:H over gossip, or asp on ps",
-                 arch.canonical);
     const double gamma = parseGossipMode(gossip);
+    if (sync.mode() == SyncMode::kPushPull) {  // asp: AD-PSGD
+      TETRAD_CHECK(gamma == 0, InvalidArgument,
+                   "--gossip {} is CHOCO-SGD, a synchronous step (--sync bsp or local:H); AD-PSGD "
+                   "(--sync asp) averages full models pairwise (rule: AD-PSGD takes no --gossip)",
+                   gossip);
+      TETRAD_CHECK(compress.isIdentity(), InvalidArgument,
+                   "--compress {} with AD-PSGD: it averages full models pairwise, only none is "
+                   "accepted (rule: compressed gossip is CHOCO, --sync bsp --gossip choco:GAMMA)",
+                   compress.spec());
+    }
     TETRAD_CHECK(gamma > 0 || compress.isIdentity(), InvalidArgument,
                  "--compress {} on plain D-PSGD does not converge (neighbours average lossy "
                  "copies): use --gossip choco:GAMMA with it (rule: compressed gossip is CHOCO)",

@@ -9,7 +9,8 @@
 //                             (ps:colocated: K = W)
 //   gossip:TOPO               decentralized mixing with the neighbours of a
 //                             topology (arch/gossip/topology_spec.h);
-//                             D-PSGD, or CHOCO-SGD with --gossip choco:GAMMA
+//                             D-PSGD, or CHOCO-SGD with --gossip choco:GAMMA;
+//                             AD-PSGD under --sync asp (adpsgd_exchange.h)
 //
 // describeArch() tells, before anything runs, how many extra ranks the world
 // needs; checkCombination() applies the compatibility rules of docs/sync.md
@@ -41,8 +42,8 @@ struct ArchShape {
 ArchShape describeArch(std::string_view spec);
 
 // Throws InvalidArgument when `sync` cannot run on `arch` with compressor
-// `compress` (and the gossip mode "dpsgd" or "choco:GAMMA"), naming the rule;
-// Unsupported for valid points not built yet (asp on gossip: AD-PSGD).
+// `compress` (and the gossip mode "dpsgd" or "choco:GAMMA"), naming the rule
+// (e.g. ssp on gossip, a compressor or CHOCO with AD-PSGD).
 void checkCombination(const ArchShape& arch, const SyncPolicy& sync, const Compressor& compress,
                       const Compressor& pullCompress, const std::string& gossip = "dpsgd");
 

@@ -283,6 +283,10 @@ void RankTrainer::runPushPull(Run& r) {
   const std::span<float> params = flat.parameters();
   std::vector<float> anchor(params.begin(), params.end()), change(params.size());
   const bool output = world_.rank() == 0;
+  // AD-PSGD (gossip under asp): the models differ; x̄ is evaluated by all
+  // workers together once every worker has stopped.
+  const bool mixes = r.exchange->mixesModels();
+  r.apart = true;
   int64_t step = 0, global = 0;
   while (true) {
     const double lr = r.schedule->at(std::min(global, r.total - 1));
@@ -306,13 +310,20 @@ void RankTrainer::runPushPull(Run& r) {
         r.result.iterations = i;
         logIteration(r, i, lr);
         const int64_t every = config_.given.evalEvery;
-        if (i % r.perEpoch == 0 || (every > 0 && i % every == 0) || i == r.total) evaluate(r, i);
+        const bool due = i % r.perEpoch == 0 || (every > 0 && i % every == 0) || i == r.total;
+        if (due && !(mixes && i == r.total)) evaluate(r, i);  // AD-PSGD's last: below
       }
     }
     global = std::max(global, now);
     if (pull.stop) break;
   }
-  if (output && r.lastEval != global) evaluate(r, global);
+  if (mixes) {
+    r.apart = false;
+    r.exchange->finish();  // AD-PSGD: every averaging done and absorbed (run() finds it done)
+    evaluate(r, global);   // every worker: x̄, rank 0's own model, consensus
+  } else if (output && r.lastEval != global) {
+    evaluate(r, global);
+  }
 }
 
 }  // namespace tetrad::train

@@ -12,11 +12,13 @@ namespace tetrad::train {
 // Collective policies: every worker evaluates its share of the test set.
 // Gossip: the workers' models differ, so the average model x̄ is evaluated
 // that way, and rank 0 also evaluates its own model on the whole test set.
-// Push-pull: rank 0 alone, on the weights it pulled last. All of it is
-// bracketed as evaluation (no training time, no training bytes).
+// Push-pull: rank 0 alone, on the weights it pulled last (AD-PSGD: its own
+// model while the workers run apart; at the end all workers evaluate x̄ as
+// above, and measure the consensus distance). All of it is bracketed as
+// evaluation (no training time, no training bytes).
 void RankTrainer::evaluate(Run& r, int64_t iteration) {
-  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
-  const bool mixes = r.exchange->mixesModels();
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull && r.apart;
+  const bool mixes = r.exchange->mixesModels() && !r.apart;
   Model& model = r.replica->model();
   const std::span<float> params = r.replica->flat().parameters();
   r.meter->beginEval();
@@ -32,6 +34,10 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
               .accuracy;
   }
   std::vector<float> mine;
+  if (mixes && r.sync->mode() == SyncMode::kPushPull) {
+    r.lastConsensus =
+        consensusDistance(*r.group, params, {config_.allreduce, ReduceOp::kSum, r.consensusTag});
+  }
   if (mixes) {
     const std::vector<float> average =
         averageModel(*r.group, params, {config_.allreduce, ReduceOp::kAverage, r.consensusTag});
@@ -56,14 +62,15 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
     MetricsRecord record = r.meter->record("eval", iteration, double(iteration) / r.perEpoch);
     record.loss = e.loss;
     record.accuracy = e.accuracy;
-    record.ownAccuracy = own;
+    record.ownAccuracy = r.apart && r.exchange->mixesModels() ? e.accuracy : own;
+    if (mixes && r.sync->mode() == SyncMode::kPushPull) record.consensusDistance = r.lastConsensus;
     recorder_->record(record);
   }
 }
 
 void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   const bool line = iteration % r.logEvery == 0 || iteration == r.total;
-  const bool mixes = r.exchange->mixesModels();
+  const bool mixes = r.exchange->mixesModels() && !r.apart;
   if (line && mixes) {
     r.meter->beginEval();
     r.lastConsensus = consensusDistance(*r.group, r.replica->flat().parameters(),

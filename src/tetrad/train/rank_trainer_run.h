@@ -37,6 +37,9 @@ struct RankTrainer::Run {
   int64_t lastEval = -1;
   double lastTest = -1;
   double lastConsensus = -1;
+  // Push-pull workers between start and stop: each on its own, so nothing
+  // collective (AD-PSGD's x̄ and consensus wait for the end of the run).
+  bool apart = false;
   RankResult result;
 };
 
