@@ -3,8 +3,9 @@
 # For none, fp16 and topk:0.01 on a star (4 workers, fixed compute) a real
 # run (LibTorch, payloads) and a --timing-only run (no model, payload-free)
 # must give the same simulated times and traffic: every metrics line's
-# sim_time, bytes_sent, bytes_received, compute_time and comm_time and the
-# summary's train_time are identical as text (the same doubles). The
+# sim_time, bytes_sent, bytes_received, compute_time and comm_time, the
+# summary's train_time and its per-rank bytes, compute and communication
+# times are identical as text (the same doubles). The
 # timing-only files mark themselves: loss and accuracy null, and
 # "timing_only": true in summary.json.
 tetrad=$1
@@ -26,6 +27,9 @@ timing_fields() {
 train_time() {
   grep '"train_time"' "$1/summary.json"
 }
+per_rank() {
+  tr -d ' \n' < "$1/summary.json" | grep -o "\"$2\":\[[^]]*\]"
+}
 
 for compress in none fp16 topk:0.01; do
   real="$out/real-$compress"
@@ -43,6 +47,12 @@ for compress in none fp16 topk:0.01; do
   [ -n "$(train_time "$real")" ] || fail "$compress: no train_time in $real/summary.json"
   [ "$(train_time "$real")" = "$(train_time "$timing")" ] ||
     fail "$compress: train_time differs: $(train_time "$real") vs $(train_time "$timing")"
+  for field in bytes_sent_per_rank bytes_received_per_rank compute_time_per_rank \
+      comm_time_per_rank; do
+    [ -n "$(per_rank "$real" $field)" ] || fail "$compress: no $field in $real/summary.json"
+    [ "$(per_rank "$real" $field)" = "$(per_rank "$timing" $field)" ] ||
+      fail "$compress: $field differs: $(per_rank "$real" $field) vs $(per_rank "$timing" $field)"
+  done
   grep -q '"timing_only": true' "$timing/summary.json" || fail "$compress: summary not marked"
   grep -q '"final_test_accuracy": null' "$timing/summary.json" || fail "$compress: accuracy not null"
   if grep '"kind":"train"' "$timing/metrics.jsonl" | grep -v '"loss":null,"accuracy":null'; then

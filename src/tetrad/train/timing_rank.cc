@@ -68,8 +68,8 @@ double slowdownOf(const ResolvedConfig& config, int rank, int workers) {
 class TimingRank {
  public:
   TimingRank(const ResolvedConfig& config, const TimingWorkload& workload, Transport& world,
-             RunRecorder* recorder)
-      : config_(config), workload_(workload), world_(world), recorder_(recorder) {}
+             RunRecorder* recorder, std::vector<RankTotals>& totals)
+      : config_(config), workload_(workload), world_(world), recorder_(recorder), totals_(totals) {}
 
   RankResult run();
 
@@ -91,6 +91,7 @@ class TimingRank {
   const TimingWorkload& workload_;
   Transport& world_;
   RunRecorder* recorder_;
+  std::vector<RankTotals>& totals_;
   int workers_ = 0;
   std::unique_ptr<PrefixTransport> workerView_;
   Transport* group_ = nullptr;
@@ -188,7 +189,16 @@ RankResult TimingRank::run() {
   const ExchangeStats stats = exchange_->stats();
   mine.updatesApplied = stats.updatesApplied;
   mine.stalenessHistogram = stats.stalenessHistogram;
-  result_.ranks = gatherTotals(world_, mine, totalsTag);
+  TETRAD_CHECK(totals_.size() == size_t(world_.size()), InvalidArgument,
+               "timing-only: a totals table of {} slots for {} ranks", totals_.size(),
+               world_.size());
+  totals_[size_t(world_.rank())] = mine;
+  // The real run's all-gather of the totals (the same messages, so the same
+  // clock when trainTime is read below). Payload-free, the received totals
+  // are blank; the shared table has them: a rank's block reaches every other
+  // rank only after that rank wrote its slot.
+  std::vector<RankTotals> gathered = gatherTotals(world_, mine, totalsTag);
+  result_.ranks = world_.carriesPayload() ? std::move(gathered) : totals_;
   for (const RankTotals& t : result_.ranks) {
     for (const auto& [staleness, count] : t.stalenessHistogram) {
       result_.stalenessHistogram[staleness] += count;
@@ -287,8 +297,8 @@ int64_t timingStepsPerEpoch(size_t samples, int workers, int batch) {
 }
 
 RankResult runTimingRank(const ResolvedConfig& config, const TimingWorkload& workload,
-                         Transport& world, RunRecorder* recorder) {
-  return TimingRank(config, workload, world, recorder).run();
+                         Transport& world, RunRecorder* recorder, std::vector<RankTotals>& totals) {
+  return TimingRank(config, workload, world, recorder, totals).run();
 }
 
 }  // namespace tetrad::train

@@ -53,7 +53,11 @@ int64_t timingStepsPerEpoch(size_t samples, int workers, int batch);
 
 // Runs this rank to the end; `recorder` is null except on the output rank.
 // RankResult's accuracies and losses are NaN (there is no model).
+// `totals` has one slot per rank of the world and is shared by every rank of
+// the (one-process) simulation: payload-free messages cannot carry the run
+// totals, so each rank writes its own slot and, after the all-gather of the
+// totals that a real run does too, every rank reads them all.
 RankResult runTimingRank(const ResolvedConfig& config, const TimingWorkload& workload,
-                         Transport& world, RunRecorder* recorder);
+                         Transport& world, RunRecorder* recorder, std::vector<RankTotals>& totals);
 
 }  // namespace tetrad::train

@@ -95,7 +95,9 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
   launchOptions.payloadFree = !config.arch.holdsWeights();
 
   TrainSummary summary;
+  std::vector<RankTotals> totals;
   launch(launchOptions, [&](Transport& t) {
+    if (totals.size() != size_t(t.size())) totals.resize(size_t(t.size()));  // first rank to run
     const int servers = config.arch.serverRanks;
     const int workers = c.workers > 0 ? c.workers : t.size() - servers;
     std::unique_ptr<RunRecorder> recorder;
@@ -117,7 +119,7 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
               : "");
       std::fflush(stdout);
     }
-    RankResult r = runTimingRank(config, workload, t, recorder.get());
+    RankResult r = runTimingRank(config, workload, t, recorder.get(), totals);
     if (t.rank() != 0) return;
     summary.timingOnly = true;
     summary.folder = recorder ? recorder->folder() : "";
