@@ -102,6 +102,30 @@ TEST(RunPlan, HashIgnoresKeyOrderAndNumberSpelling) {
   EXPECT_NE(runA.hash, runC.hash);
 }
 
+// timing_only = true passes --timing-only; false passes nothing (the same
+// run, the same hash, as without the key); any other type is an error.
+TEST(RunPlan, TimingOnlyIsAFlag) {
+  const std::string base =
+      "[workload]\nmodel = \"mlp\"\n[[cluster]]\nlabel = \"c\"\n"
+      "spec = \"sim:10Gbps,25us\"\n[[method]]\nlabel = \"m\"\n";
+  const RunPlan plain = planRuns(parseSweepText(base, "a.toml")).front();
+  const RunPlan on = planRuns(parseSweepText(base + "timing_only = true\n", "b.toml")).front();
+  const RunPlan off = planRuns(parseSweepText(base + "timing_only = false\n", "c.toml")).front();
+  const std::vector<std::string> args = on.trainArgs();
+  EXPECT_EQ(std::count(args.begin(), args.end(), "--timing-only"), 1);
+  EXPECT_EQ(std::count(args.begin(), args.end(), "true"), 0);
+  EXPECT_EQ(off.trainArgs(), plain.trainArgs());
+  EXPECT_EQ(off.hash, plain.hash);
+  EXPECT_NE(on.hash, plain.hash);
+  try {
+    parseSweepText(base + "timing_only = \"yes\"\n", "d.toml");
+    FAIL() << "a string for timing_only was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("timing_only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a boolean"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunPlan, OnlySelectsMethodsAndClusters) {
   const SweepSpec spec = parseSweepText(kSweep, "s.toml");
   EXPECT_EQ(planRuns(spec, {"topk"}).size(), 4u);

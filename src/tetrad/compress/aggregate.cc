@@ -15,7 +15,9 @@
 // with the collectives' average). The bytes on the wire are exactly the
 // packet bytes (gather) or the floats (summable); nothing is added.
 // Payload-free simulation: received packets carry no data, so the gather
-// path decodes only this rank's own packet (traffic and timing stay exact).
+// path decodes only this rank's own packet and no path divides the "sum" by
+// p (traffic and timing stay exact; large simulated worlds do no O(n) work
+// per rank that a real sum would need).
 #include "tetrad/compress/aggregate.h"
 
 #include <algorithm>
@@ -85,7 +87,7 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
       compressor.aggregateCustom(transport, gradient, state, {options.tag, options.allreduce});
       break;
   }
-  finishReduction(gradient, options.op, transport.size());
+  if (computesOnData(transport)) finishReduction(gradient, options.op, transport.size());
 }
 
 }  // namespace tetrad

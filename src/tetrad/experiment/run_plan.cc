@@ -12,6 +12,11 @@ TrainArgument argumentOf(const Setting& setting) {
   TrainArgument argument{std::string(setting.key->key), {}, setting.where, setting.table};
   if (setting.key->kind == ValueKind::kRawArguments) {
     argument.tokens = setting.values;
+  } else if (setting.key->kind == ValueKind::kBoolean) {
+    // A flag: present when true; false adds nothing (and leaves the hash).
+    if (setting.values == std::vector<std::string>{"true"}) {
+      argument.tokens.emplace_back(setting.key->flag);
+    }
   } else {
     for (const std::string& value : setting.values) {
       argument.tokens.emplace_back(setting.key->flag);

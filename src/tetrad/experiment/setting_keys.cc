@@ -45,6 +45,7 @@ const std::vector<SettingKey>& settingKeys() {
       {"log_every", "--log-every", kInteger},
       {"max_iters", "--max-iters", kInteger},
       {"target_accuracy", "--target-accuracy", kNumber},
+      {"timing_only", "--timing-only", kBoolean},
       // Filled per run from [workload] seeds.
       {"seed", "--seed", kInteger},
       {"args", "", kRawArguments},
@@ -72,6 +73,8 @@ std::string_view describeKind(ValueKind kind) {
     case ValueKind::kStringList:
     case ValueKind::kRawArguments:
       return "an array of strings";
+    case ValueKind::kBoolean:
+      return "a boolean";
   }
   return "a value";
 }

@@ -24,6 +24,7 @@ enum class ValueKind {
   kStringOrInteger,  // a size such as "4MiB" or 0
   kStringList,       // an array of strings; the flag is repeated per element
   kRawArguments,     // an array of strings passed through as they are
+  kBoolean,          // a TOML boolean; true passes the flag, false nothing
 };
 
 struct SettingKey {

@@ -166,6 +166,10 @@ class SweepParser {
       case ValueKind::kRawArguments:
         setting.values = stringList(node, key, table);
         break;
+      case ValueKind::kBoolean:
+        if (!node.is_boolean()) wrongType(node, key, table, expected);
+        setting.values = {node.as_boolean()->get() ? "true" : "false"};
+        break;
     }
     return setting;
   }

@@ -36,19 +36,27 @@ LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w
           {{int64_t(channels)}, {int64_t(channels)}}};
 }
 
-std::vector<LayerShape> mlp() {
-  return {linear("fc1", 784, 256), linear("fc2", 256, 128), linear("fc3", 128, 10)};
+std::vector<LayerShape> mlp(const ModelInput& in) {
+  const uint64_t pixels = uint64_t(in.channels) * uint64_t(in.height) * uint64_t(in.width);
+  return {linear("fc1", pixels, 256), linear("fc2", 256, 128),
+          linear("fc3", 128, uint64_t(in.classes))};
 }
 
-std::vector<LayerShape> cnn() {
-  return {conv("conv1", 1, 32, 5, 28, 28, true), conv("conv2", 32, 64, 5, 14, 14, true),
-          linear("fc1", 64 * 7 * 7, 512), linear("fc2", 512, 10)};
+std::vector<LayerShape> cnn(const ModelInput& in) {
+  TETRAD_CHECK(in.height >= 4 && in.width >= 4, InvalidArgument,
+               "model cnn needs images of at least 4x4, got {}x{}", in.height, in.width);
+  const uint64_t h = uint64_t(in.height), w = uint64_t(in.width);
+  return {conv("conv1", uint64_t(in.channels), 32, 5, h, w, true),
+          conv("conv2", 32, 64, 5, h / 2, w / 2, true), linear("fc1", 64 * (h / 4) * (w / 4), 512),
+          linear("fc2", 512, uint64_t(in.classes))};
 }
 
-std::vector<LayerShape> resnet20() {
+std::vector<LayerShape> resnet20(const ModelInput& input) {
+  TETRAD_CHECK(input.height >= 4 && input.width >= 4, InvalidArgument,
+               "model resnet20 needs images of at least 4x4, got {}x{}", input.height, input.width);
   std::vector<LayerShape> layers;
-  uint64_t h = 32, w = 32;
-  layers.push_back(conv("conv", 3, 16, 3, h, w, false));
+  uint64_t h = uint64_t(input.height), w = uint64_t(input.width);
+  layers.push_back(conv("conv", uint64_t(input.channels), 16, 3, h, w, false));
   layers.push_back(batchNorm("bn", 16, h, w));
   uint64_t in = 16;
   for (int stage = 0; stage < 3; ++stage) {
@@ -69,16 +77,24 @@ std::vector<LayerShape> resnet20() {
       in = out;
     }
   }
-  layers.push_back(linear("fc", 64, 10));
+  layers.push_back(linear("fc", 64, uint64_t(input.classes)));
   return layers;
 }
 
 }  // namespace
 
 std::vector<LayerShape> modelLayers(std::string_view model) {
-  if (model == "mlp") return mlp();
-  if (model == "cnn") return cnn();
-  if (model == "resnet20") return resnet20();
+  if (model == "resnet20") return resnet20({3, 32, 32, 10});
+  return modelLayers(model, ModelInput{});
+}
+
+std::vector<LayerShape> modelLayers(std::string_view model, const ModelInput& input) {
+  TETRAD_CHECK(input.channels > 0 && input.height > 0 && input.width > 0 && input.classes > 1,
+               InvalidArgument, "invalid input shape {}x{}x{} with {} classes for model {}",
+               input.channels, input.height, input.width, input.classes, model);
+  if (model == "mlp") return mlp(input);
+  if (model == "cnn") return cnn(input);
+  if (model == "resnet20") return resnet20(input);
   TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn or resnet20)", model);
 }
 

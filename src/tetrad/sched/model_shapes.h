@@ -8,6 +8,9 @@
 //                                                             (1,663,370 params)
 //   resnet20  CIFAR-10 3×32×32: He et al.'s 20-layer ResNet with BatchNorm
 //                                                             (272,474 params)
+// modelLayers(model, input) gives the same tables for any input shape (as
+// train/models.cc builds them for that data set); modelLayers(model) uses
+// the inputs above.
 // Forward FLOPs per sample count multiply-adds as 2 FLOPs for convolutions
 // and linear layers (as train/models.cc does) and 4 per output element for
 // BatchNorm; activations and pooling are left out.
@@ -42,8 +45,19 @@ struct LayerShape {
   std::vector<std::vector<int64_t>> tensorShapes;
 };
 
+// An image classification input: channels × height × width, and classes.
+struct ModelInput {
+  int channels = 1;
+  int height = 28;
+  int width = 28;
+  int classes = 10;
+};
+
 // "mlp", "cnn" or "resnet20"; throws InvalidArgument naming the known models.
 std::vector<LayerShape> modelLayers(std::string_view model);
+// The same for `input`; throws InvalidArgument on an input the model cannot
+// take (as train/models.cc does).
+std::vector<LayerShape> modelLayers(std::string_view model, const ModelInput& input);
 
 uint64_t parameterCount(std::span<const LayerShape> layers);
 

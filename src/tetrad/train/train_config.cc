@@ -40,6 +40,24 @@ std::string timestamp() {
   return text;
 }
 
+// Compressors whose packet size depends on the values they encode.
+bool sizeDependsOnData(const std::string& spec) {
+  const std::string name = spec.substr(0, spec.find_first_of(":,"));
+  return name == "threshold" || (name == "qsgd" && spec.find(":elias") != std::string::npos);
+}
+
+// The compressor rule of --timing-only (docs/training.md, "Timing-only
+// simulation"); the cluster rule is checked where the cluster is parsed.
+void checkTimingOnly(const ResolvedConfig& r) {
+  for (const std::string& spec : {r.compress, r.pullCompress}) {
+    TETRAD_CHECK(!sizeDependsOnData(spec), InvalidArgument,
+                 "--timing-only cannot run compressor '{}': its packet size depends on the "
+                 "gradient values, which a timing-only run does not compute (fixed-size "
+                 "alternatives: topk:R, qsgd:S)",
+                 spec);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& knownModels() {
@@ -88,7 +106,9 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                InvalidArgument, "unknown --data '{}' (use one of {})", c.data, joined(datasets));
   r.partition = parsePartition(c.partition);
 
-  r.mpi = isMpiCluster(c.cluster);                          // throws on anything but mpi / sim:...
+  r.mpi = isMpiCluster(c.cluster);  // throws on anything but mpi / sim:...
+  TETRAD_CHECK(!(r.mpi && c.timingOnly), InvalidArgument,
+               "--timing-only simulates the cluster: use --cluster sim:SPEC, not mpi");
   const int fixed = r.mpi ? 0 : fixedHostCount(c.cluster);  // throws on a malformed spec
   if (r.arch.family == "gossip") {
     // The topology must fit the workers: checked now where their number is known.
@@ -145,6 +165,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "--eval-every, --log-every and --max-iters must not be negative");
   TETRAD_CHECK(c.targetAccuracy >= 0 && c.targetAccuracy <= 1, InvalidArgument,
                "invalid --target-accuracy {}: must be in [0, 1]", c.targetAccuracy);
+  if (c.timingOnly) checkTimingOnly(r);
   return r;
 }
 
@@ -195,6 +216,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["target_accuracy"] = c.targetAccuracy;
   j["name"] = c.name;
   j["out"] = c.out;
+  j["timing_only"] = c.timingOnly;
   return j.dump(2);
 }
 

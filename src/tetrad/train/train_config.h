@@ -71,6 +71,9 @@ struct TrainConfig {
   std::string out;            // run folder; empty: runs/<name>
   std::string name;           // run name; empty: derived from the config
   bool quiet = false;         // no progress lines
+  // Simulate time and traffic only (timing_trainer.h): no model, no data,
+  // payload-free messages of the method's exact sizes.
+  bool timingOnly = false;
 };
 
 // The configuration parsed once into typed values; see the header comment.

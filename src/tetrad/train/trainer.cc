@@ -14,6 +14,7 @@
 #include "tetrad/train/partition.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
+#include "tetrad/train/timing_trainer.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad::train {
@@ -44,6 +45,7 @@ std::string TrainSummary::toJson() const {
   nlohmann::ordered_json j;
   j["folder"] = folder;
   j["engine"] = engine;
+  if (timingOnly) j["timing_only"] = true;
   j["model"] = model;
   j["data"] = data;
   j["cluster"] = cluster;
@@ -108,10 +110,14 @@ std::string TrainSummary::toText() const {
   text += fmt::format("  parameters         {}\n", parameters);
   text += fmt::format("  iterations         {} ({:.2f} epochs, global batch {})\n", iterations,
                       epochs, globalBatch);
-  text += fmt::format("  test accuracy      {:.4f} (loss {:.4f}){}\n", finalAccuracy, finalLoss,
-                      gossip.empty()
-                          ? std::string()
-                          : fmt::format(", average model; rank 0's own {:.4f}", finalOwnAccuracy));
+  if (timingOnly) {
+    text += "  test accuracy      - (timing only: no model is trained)\n";
+  } else {
+    text += fmt::format(
+        "  test accuracy      {:.4f} (loss {:.4f}){}\n", finalAccuracy, finalLoss,
+        gossip.empty() ? std::string()
+                       : fmt::format(", average model; rank 0's own {:.4f}", finalOwnAccuracy));
+  }
   if (!gossip.empty()) {
     text += fmt::format("  consensus distance {:.4g}\n", consensusDistance);
   }
@@ -149,6 +155,7 @@ int64_t countParameters(const std::string& model, int channels, int height, int 
 
 TrainSummary runTraining(const TrainConfig& flags) {
   const ResolvedConfig config = resolveConfig(flags);
+  if (config.given.timingOnly) return runTimingOnly(config);
   const TrainConfig& c = config.given;
   const DataSplits data = loadData(dataOptionsFor(c));
   // One LibTorch thread per rank on the simulator (clean measured times);

@@ -51,6 +51,9 @@ struct TrainSummary {
   std::vector<double> computeTime, commTime;
   // Push-pull: staleness (clocks) -> number of applied updates.
   std::map<int64_t, int64_t> stalenessHistogram;
+  // --timing-only (timing_trainer.h): no model, so accuracies and losses are
+  // NaN (null in JSON).
+  bool timingOnly = false;
 
   std::string toJson() const;
   // A short human-readable block for the terminal.

@@ -1,0 +1,70 @@
+// Timing-only runs (train/timing_trainer.h): the workload they simulate is
+// the real model's, tensor for tensor, and the probe measures something.
+#include <gtest/gtest.h>
+
+#include "tetrad/train/models.h"
+#include "tetrad/train/timing_rank.h"
+#include "tetrad/train/timing_trainer.h"
+#include "tetrad/train/train_config.h"
+
+namespace tetrad::train {
+namespace {
+
+struct Case {
+  const char* model;
+  const char* data;
+  InputShape shape;
+};
+
+// Every model on a 1×28×28 and a 3×32×32 data set: the timing workload's
+// tensors are the LibTorch model's (element counts and shapes, in parameter
+// order) and its FLOPs are the model's own count.
+TEST(TimingWorkload, MatchesTheLibTorchModels) {
+  const Case cases[] = {{"mlp", "fashion-mnist", {1, 28, 28, 10}},
+                        {"cnn", "fashion-mnist", {1, 28, 28, 10}},
+                        {"resnet20", "fashion-mnist", {1, 28, 28, 10}},
+                        {"mlp", "cifar10", {3, 32, 32, 10}},
+                        {"cnn", "cifar10", {3, 32, 32, 10}},
+                        {"resnet20", "cifar10", {3, 32, 32, 10}}};
+  for (const Case& c : cases) {
+    TrainConfig config;
+    config.model = c.model;
+    config.data = c.data;
+    config.compute = "fixed:10ms";
+    config.timingOnly = true;
+    const TimingWorkload w = timingWorkload(resolveConfig(config));
+    ModelPtr model = makeModel(c.model, c.shape);
+    const auto params = model->named_parameters().pairs();
+    ASSERT_EQ(w.slots.size(), params.size()) << c.model << " on " << c.data;
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_EQ(w.slots[i].count, size_t(params[i].second.numel()))
+          << c.model << " " << params[i].first;
+      EXPECT_EQ(w.slots[i].shape, params[i].second.sizes().vec())
+          << c.model << " " << params[i].first;
+    }
+    EXPECT_EQ(w.forwardFlops, model->forwardFlops()) << c.model << " on " << c.data;
+    EXPECT_EQ(w.probe.forwardBackward, 0.0) << "no probe unless --compute measured";
+  }
+}
+
+TEST(TimingWorkload, TrainingSetSizeAndProbe) {
+  TrainConfig config;
+  config.model = "mlp";
+  config.data = "cifar10";
+  config.trainSamples = 1000;
+  config.batchSize = 16;
+  config.timingOnly = true;  // --compute measured: one probe
+  const TimingWorkload w = timingWorkload(resolveConfig(config));
+  EXPECT_EQ(w.trainSamples, 1000u);
+  EXPECT_GT(w.probe.forwardBackward, 0.0);
+  EXPECT_GT(w.probe.step, 0.0);
+  config.trainSamples = 0;
+  config.compute = "flops:10";
+  EXPECT_EQ(timingWorkload(resolveConfig(config)).trainSamples, 50000u);
+  // More workers than the training set feeds: one iteration per epoch.
+  EXPECT_EQ(timingStepsPerEpoch(50000, 1024, 64), 1);
+  EXPECT_EQ(timingStepsPerEpoch(50000, 4, 64), 195);
+}
+
+}  // namespace
+}  // namespace tetrad::train
