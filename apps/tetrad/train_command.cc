@@ -99,6 +99,13 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--out", c.out, "Run folder (default runs/<name>)");
   cmd->add_option("--name", c.name, "Run name (default model-data-Nw-algo-compress-time)");
   cmd->add_flag("--quiet", c.quiet, "No progress line");
+  cmd->add_option("--timeline", c.timeline,
+                  "Write timeline.json (Chrome trace: per-layer compute, each bucket's "
+                  "communication, waits): on or off")
+      ->capture_default_str();
+  cmd->add_option("--timeline-iterations", c.timelineIterations,
+                  "Iterations kept at each end of the timeline (bounded size)")
+      ->capture_default_str();
   cmd->add_flag("--timing-only", c.timingOnly,
                 "Simulate time and traffic only: no model or data, payload-free messages of the "
                 "method's sizes, compute from --compute (measured: one probe)");

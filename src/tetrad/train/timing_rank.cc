@@ -125,7 +125,11 @@ RankResult TimingRank::run() {
   logEvery_ = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, perEpoch_ / 20);
   sync_ = makeSyncPolicy(c.sync, {perEpoch_});
   const SchedulerPtr scheduler = makeScheduler(config_.sched);
-  buckets_ = scheduler->plan(workload_.slots, config_.bucketBytes);
+  ScheduleInputs inputs;
+  inputs.slots = workload_.slots;
+  inputs.slotStage.assign(inputs.slots.size(), 0);
+  inputs.bucketBytes = config_.bucketBytes;
+  buckets_ = scheduler->plan(inputs);
   size_t floats = 0;
   for (const ParameterSlot& slot : workload_.slots) floats += slot.count;
 

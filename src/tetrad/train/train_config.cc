@@ -166,6 +166,14 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(c.targetAccuracy >= 0 && c.targetAccuracy <= 1, InvalidArgument,
                "invalid --target-accuracy {}: must be in [0, 1]", c.targetAccuracy);
   if (c.timingOnly) checkTimingOnly(r);
+  TETRAD_CHECK(!(c.timingOnly && scheduler->overlapsBackward()), Unsupported,
+               "--timing-only simulates --sched none only: --sched {} overlaps the exchange with a "
+               "real run's per-layer backward pass",
+               r.sched);
+  TETRAD_CHECK(c.timeline == "on" || c.timeline == "off", InvalidArgument,
+               "invalid --timeline '{}': use on or off", c.timeline);
+  TETRAD_CHECK(c.timelineIterations >= 1, InvalidArgument,
+               "invalid --timeline-iterations {}: need at least 1", c.timelineIterations);
   return r;
 }
 
@@ -217,6 +225,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["name"] = c.name;
   j["out"] = c.out;
   j["timing_only"] = c.timingOnly;
+  j["timeline"] = c.timeline;
   return j.dump(2);
 }
 

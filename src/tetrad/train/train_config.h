@@ -74,6 +74,10 @@ struct TrainConfig {
   // Simulate time and traffic only (timing_trainer.h): no model, no data,
   // payload-free messages of the method's exact sizes.
   bool timingOnly = false;
+  // runs/<name>/timeline.json (Chrome trace): "on" or "off"; the first and
+  // last N iterations are kept.
+  std::string timeline = "on";
+  int64_t timelineIterations = 10;
 };
 
 // The configuration parsed once into typed values; see the header comment.
