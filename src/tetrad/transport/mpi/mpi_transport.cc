@@ -12,6 +12,7 @@
 #include "tetrad/transport/mpi/mpi_runtime.h"
 #include "tetrad/transport/mpi/mpi_util.h"
 #include "tetrad/transport/mpi/node_layout.h"
+#include "tetrad/transport/mpi/stall_poll.h"
 #include "tetrad/transport/mpi/thread_task.h"
 
 namespace tetrad::mpi {
@@ -172,11 +173,12 @@ Message MpiTransport::probeAndReceive(int source, Tag tag, const char* operation
   MPI_Message message = MPI_MESSAGE_NULL;
   MPI_Status status{};
   int code = MPI_SUCCESS;
-  bool found = pollFor(timeout(), [&] {
-    int flag = 0;
-    code = MPI_Improbe(source, static_cast<int>(tag), comm_, &flag, &message, &status);
-    return flag != 0 || code != MPI_SUCCESS;
-  });
+  bool found = pollReporting(
+      *this, timeout(), operation, source == MPI_ANY_SOURCE ? -1 : source, tag, -1, [&] {
+        int flag = 0;
+        code = MPI_Improbe(source, static_cast<int>(tag), comm_, &flag, &message, &status);
+        return flag != 0 || code != MPI_SUCCESS;
+      });
   checkMpi(code, rank(), fmt::format("{} from {} (tag {})", operation, from(), tag));
   TETRAD_CHECK(found, TimeoutError, "rank {}: {} from {} (tag {}) timed out after {} s", rank(),
                operation, from(), tag, timeout());
