@@ -135,6 +135,17 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "--eval-every, --log-every and --max-iters must not be negative");
   TETRAD_CHECK(c.targetAccuracy >= 0 && c.targetAccuracy <= 1, InvalidArgument,
                "invalid --target-accuracy {}: must be in [0, 1]", c.targetAccuracy);
+  r.onNonFinite = parseNonFinitePolicy(c.onNonFinite);
+  TETRAD_CHECK(r.onNonFinite != NonFinitePolicy::kSkip || sync->mode() != SyncMode::kPushPull,
+               Unsupported,
+               "--on-nonfinite skip needs a collective --sync (bsp, local:H, post-local): under "
+               "{} the workers share no step to skip; use stop",
+               r.sync);
+  TETRAD_CHECK(c.stallWarn == -1 || (c.stallWarn >= 0 && std::isfinite(c.stallWarn)),
+               InvalidArgument,
+               "invalid --stall-warn {}: seconds >= 0 (0: no stall reports; default: a tenth of "
+               "--timeout)",
+               c.stallWarn);
   return r;
 }
 
@@ -183,6 +194,9 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["log_every"] = c.logEvery;
   j["max_iters"] = c.maxIters;
   j["target_accuracy"] = c.targetAccuracy;
+  j["on_nonfinite"] = toString(r.onNonFinite);
+  j["check_collectives"] = c.checkCollectives;
+  j["stall_warn"] = c.stallWarn >= 0 ? c.stallWarn : c.timeout / 10;
   j["name"] = c.name;
   j["out"] = c.out;
   return j.dump(2);

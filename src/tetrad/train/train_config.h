@@ -23,6 +23,7 @@
 #include "tetrad/train/compute_model.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/partition.h"
 
 namespace tetrad::train {
@@ -71,6 +72,10 @@ struct TrainConfig {
   std::string out;            // run folder; empty: runs/<name>
   std::string name;           // run name; empty: derived from the config
   bool quiet = false;         // no progress lines
+  // Reliability (docs/reliability.md).
+  std::string onNonFinite = "stop";  // stop | skip (nonfinite_guard.h)
+  bool checkCollectives = false;     // fingerprint every collective call
+  double stallWarn = -1;             // seconds; -1: timeout / 10; 0: no stall reports
 };
 
 // The configuration parsed once into typed values; see the header comment.
@@ -91,6 +96,7 @@ struct ResolvedConfig {
   bool linearScaling = false;
   uint64_t bucketBytes = 0;
   uint64_t psPartitionBytes = 0;
+  NonFinitePolicy onNonFinite = NonFinitePolicy::kStop;
 };
 
 // Names accepted by --model (models.h builds each of them).
