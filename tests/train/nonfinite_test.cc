@@ -82,7 +82,7 @@ TEST(NonFiniteGuard, StopsEveryWorkerNamingRankIterationAndTensor) {
     const RankResult& result = outcomes[r].result;
     EXPECT_EQ(result.status, "diverged") << "rank " << r;
     EXPECT_EQ(result.error,
-              "non-finite gradient (NaN) on rank 2 at iteration 5 in tensor 0.weight: stopped on "
+              "non-finite gradient (NaN) on rank 2 at iteration 5 in tensor fc1.weight: stopped on "
               "every rank (--on-nonfinite stop)")
         << "rank " << r;
     EXPECT_EQ(result.iterations, 4) << "rank " << r;  // 4 steps done, the 5th stopped
