@@ -40,6 +40,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const tetrad::NonFiniteError& e) {
+    // Every rank agreed and stops by itself: nothing to abort.
+    std::fprintf(stderr, "tetrad: error: %s\n", e.what());
+    std::fflush(stderr);
+    return 1;
   } catch (const tetrad::InvalidArgument& e) {
     std::fprintf(stderr, "tetrad: error: %s\n", e.what());
     std::fflush(stderr);

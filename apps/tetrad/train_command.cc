@@ -109,6 +109,16 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_flag("--timing-only", c.timingOnly,
                 "Simulate time and traffic only: no model or data, payload-free messages of the "
                 "method's sizes, compute from --compute (measured: one probe)");
+  cmd->add_option("--on-nonfinite", c.onNonFinite,
+                  "A NaN or Inf in the loss or a gradient: stop (every rank, status diverged) "
+                  "or skip (that step, on every rank)")
+      ->capture_default_str();
+  cmd->add_flag("--check-collectives", c.checkCollectives,
+                "Every collective call first agrees on a fingerprint across ranks "
+                "(docs/reliability.md)");
+  cmd->add_option("--stall-warn", c.stallWarn,
+                  "Seconds a wait may last before a stall line names what it waits for "
+                  "(default: a tenth of --timeout; 0: off)");
 }
 
 namespace {

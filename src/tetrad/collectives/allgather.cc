@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/call_check.h"
 
 namespace tetrad {
 
@@ -31,6 +32,8 @@ void allgathervBytes(Transport& transport, ConstBytes mine, MutableBytes out,
   TETRAD_CHECK(out.size() == offset, InvalidArgument,
                "rank {}: all-gather output of {} bytes, but the counts add up to {}", rank,
                out.size(), offset);
+  const CollectiveScope scope(
+      transport, {"all-gather", toString(options.algorithm), out.size(), "bytes", 0, options.tag});
   if (!mine.empty() && mine.data() != out.data() + blocks[rank].offset) {
     std::memmove(out.data() + blocks[rank].offset, mine.data(), mine.size());
   }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/collectives/allgather.h"
+#include "tetrad/collectives/call_check.h"
 
 namespace tetrad {
 
@@ -17,6 +18,8 @@ std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
   const int p = transport.size();
   const int rank = transport.rank();
   checkCollectiveTag(transport, options.tag, "byte all-gather");
+  // Packets differ in size across ranks: the length is not compared.
+  const CollectiveScope scope(transport, {"byte all-gather", "ring", 0, "bytes", 0, options.tag});
   std::vector<ByteBuffer> packets(static_cast<size_t>(p));
   packets[rank].assign(mine.begin(), mine.end());
   if (p == 1) return packets;

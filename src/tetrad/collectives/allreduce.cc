@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/call_check.h"
 #include "tetrad/core/error.h"
 
 namespace tetrad {
@@ -30,6 +31,8 @@ void allreduce(Transport& transport, std::span<float> data, const AllreduceOptio
   const WirePrecision wire = options.wire;
   const Tag tag = options.tag;
   const ReduceOp op = options.op;
+  const CollectiveScope scope(transport, {"all-reduce", toString(options.algorithm), data.size(),
+                                          toString(wire), op == ReduceOp::kSum ? 0 : 1, tag});
   detail::runWithContext(
       [&] {
         switch (options.algorithm) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/call_check.h"
 
 namespace tetrad {
 
@@ -12,6 +13,7 @@ void barrier(Transport& transport, const CollectiveOptions& options) {
   checkCollectiveTag(transport, options.tag, "barrier");
   const int p = transport.size();
   const int rank = transport.rank();
+  const CollectiveScope scope(transport, {"barrier", "dissemination", 0, "-", 0, options.tag});
   detail::runWithContext(
       [&] {
         for (int distance = 1; distance < p; distance *= 2) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/call_check.h"
 
 namespace tetrad {
 
@@ -14,6 +15,8 @@ void broadcast(Transport& transport, MutableBytes data, const BroadcastOptions& 
   TETRAD_CHECK(options.root >= 0 && options.root < p, InvalidArgument,
                "rank {}: broadcast from root {} in a world of {} ranks", transport.rank(),
                options.root, p);
+  const CollectiveScope scope(transport, {"broadcast", toString(options.algorithm), data.size(),
+                                          "bytes", options.root, options.tag});
   detail::runWithContext(
       [&] {
         if (options.algorithm == BroadcastAlgorithm::kBinomial) {

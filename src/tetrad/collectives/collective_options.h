@@ -30,7 +30,9 @@
 
 namespace tetrad {
 
-// Tags a single collective call may use, starting at its options' tag.
+// Tags a single collective call may use, starting at its options' tag. The
+// last three, [tag + 13, tag + 16), belong to the call check
+// (call_check.h): algorithms use tags below tag + 13.
 constexpr Tag kCollectiveTagSpan = 16;
 
 enum class WirePrecision { kFloat32, kFloat16, kBFloat16 };

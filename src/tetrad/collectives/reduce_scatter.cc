@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/collectives/building_blocks.h"
+#include "tetrad/collectives/call_check.h"
 #include "tetrad/collectives/reduce_ops.h"
 
 namespace tetrad {
@@ -40,6 +41,9 @@ void reduceScatter(Transport& transport, std::span<float> data,
                    const ReduceScatterOptions& options) {
   const int p = transport.size();
   checkCollectiveTag(transport, options.tag, "reduce-scatter");
+  const CollectiveScope scope(transport,
+                              {"reduce-scatter", toString(options.algorithm), data.size(), "fp32",
+                               options.op == ReduceOp::kSum ? 0 : 1, options.tag});
   detail::runWithContext(
       [&] {
         if (options.algorithm == ReduceScatterAlgorithm::kRing) {

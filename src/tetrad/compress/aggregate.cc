@@ -23,6 +23,7 @@
 #include <algorithm>
 
 #include "tetrad/collectives/allgather.h"
+#include "tetrad/collectives/call_check.h"
 #include "tetrad/collectives/reduce_ops.h"
 #include "tetrad/core/error.h"
 
@@ -50,6 +51,13 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
   TETRAD_CHECK(options.tag + kAggregateTagSpan <= kMaxUserTag, InvalidArgument,
                "aggregate: tag range [{}, {}) exceeds the user tags", options.tag,
                options.tag + kAggregateTagSpan);
+  // The check's tags lie in [tag, tag + kCollectiveTagSpan), like those of
+  // the collective that runs first on options.tag.
+  const CollectiveScope scope(
+      transport,
+      {"aggregate", toString(options.allreduce), gradient.size(), compressor.spec(),
+       options.op == ReduceOp::kSum ? 0 : 1, options.tag},
+      kAggregateTagSpan);
   switch (compressor.aggregation()) {
     case Aggregation::kSummable: {
       if (compressor.isIdentity()) {

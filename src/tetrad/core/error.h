@@ -54,6 +54,14 @@ class Unsupported : public Error {
   using Error::Error;
 };
 
+// Training produced a NaN or an Inf (train/nonfinite_guard.h). Thrown on
+// every rank alike, after the ranks agreed on it and ended the run together,
+// so the command exits non-zero without aborting the other ranks.
+class NonFiniteError : public Error {
+ public:
+  using Error::Error;
+};
+
 // Rethrows the exception being handled (call it only inside a catch block) as
 // the same tetrad error type with `prefix` put in front of its message,
 // unless the message already starts with it ("rank 3: ", "allreduce ...: ").

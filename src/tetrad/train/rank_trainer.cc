@@ -16,6 +16,7 @@
 #include "tetrad/train/consensus.h"
 #include "tetrad/train/evaluation.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer_run.h"
 #include "tetrad/train/replica.h"
 #include "tetrad/train/schedule_setup.h"
@@ -94,6 +95,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.evalTag = r.tags.reserve(kEvaluationTagSpan, "evaluation");
   r.totalsTag = r.tags.reserve(kCollectiveTagSpan, "run totals");
   r.consensusTag = r.tags.reserve(kConsensusTagSpan, "consensus metrics");
+  r.guardTag = r.tags.reserve(kCollectiveTagSpan, "non-finite guard");
 
   r.perEpoch = stepsPerEpoch(data_.train.size(), r.workers, c.batchSize);
   r.total = r.perEpoch * c.epochs;
@@ -179,6 +181,7 @@ RankResult RankTrainer::run(bool keepParameters) {
     if (world_.rank() == 0) {
       for (size_t i = 0; i < data_.test.size(); ++i) r.fullTestSet.push_back(int64_t(i));
     }
+    r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
     r.exchange->start(r.replica->flat().parameters());
     // Set-up (the initial broadcast, seeding the servers) is not training.
     r.meter = std::make_unique<RunMeter>(world_);
@@ -239,7 +242,11 @@ void RankTrainer::runCollective(Run& r) {
     if (mixes && point.reduceGradients) point = {false, true};
     const BatchOutcome batch = r.replica->forwardBackward(iteration);
     charge(world_, *r.meter, batch.charged);
-    r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
+    // Non-finite loss or gradient on any worker: every worker skips or stops.
+    const bool skip = guardStep(r, iteration, batch.loss);
+    if (r.result.status != "finished") break;
+    if (skip) point = {false, false};
+    if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
 
     if (point.reduceGradients) {
       const double start = world_.now();
@@ -248,7 +255,7 @@ void RankTrainer::runCollective(Run& r) {
       }
       r.meter->addComm(world_.now() - start);
     }
-    charge(world_, *r.meter, r.replica->step(lr));
+    if (!skip) charge(world_, *r.meter, r.replica->step(lr));
     if (point.averageModels && mixes) {
       const double start = world_.now();
       r.exchange->mixModels(params, mixSteps++);
@@ -292,6 +299,7 @@ void RankTrainer::runPushPull(Run& r) {
     const double lr = r.schedule->at(std::min(global, r.total - 1));
     const BatchOutcome batch = r.replica->forwardBackward(step);
     charge(world_, *r.meter, batch.charged);
+    guardPushPull(r, global, batch.loss);  // before the update is pushed
     r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
     charge(world_, *r.meter, r.replica->step(lr));
 

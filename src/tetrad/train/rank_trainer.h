@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "tetrad/train/dataset.h"
@@ -57,6 +58,11 @@ struct RankResult {
   std::vector<RankTotals> ranks;                  // every rank of the world, in rank order
   std::map<int64_t, int64_t> stalenessHistogram;  // push-pull: over all applied updates
   std::vector<float> parameters;                  // final flat parameters (when requested)
+  // "finished", or "diverged" when the non-finite guard stopped the run
+  // (`error` then names rank, iteration and tensor; every worker agrees).
+  std::string status = "finished";
+  std::string error;
+  int64_t skippedSteps = 0;  // --on-nonfinite skip: iterations skipped by every worker
 };
 
 class RankTrainer {
@@ -77,6 +83,11 @@ class RankTrainer {
   void runPushPull(Run& run);
   void evaluate(Run& run, int64_t iteration);
   void logIteration(Run& run, int64_t iteration, double lr);
+  // Non-finite guard (rank_trainer_guard.cc): true when every worker skips
+  // this step (skip) or the run stops (stop: run.result.status "diverged").
+  bool guardStep(Run& run, int64_t iteration, double loss);
+  // Push-pull: this worker's own check before its update is pushed.
+  void guardPushPull(Run& run, int64_t iteration, double loss);
 
   const ResolvedConfig& config_;
   const DataSplits& data_;

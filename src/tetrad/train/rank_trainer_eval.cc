@@ -82,6 +82,9 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
     MetricsRecord record = r.meter->record("train", iteration, double(iteration) / r.perEpoch);
     record.lr = lr;
     if (mixes) record.consensusDistance = r.lastConsensus;
+    if (r.guard && r.guard->policy() == NonFinitePolicy::kSkip) {
+      record.skippedSteps = r.guard->skipped();
+    }
     recorder_->record(record);
   }
   const int64_t epochs = config_.given.epochs;

@@ -56,6 +56,7 @@ void RunRecorder::record(const MetricsRecord& r) {
   j["comm_time"] = r.commTime;
   if (r.consensusDistance >= 0) j["consensus_distance"] = r.consensusDistance;
   if (r.ownAccuracy >= 0) j["rank0_accuracy"] = r.ownAccuracy;
+  if (r.skippedSteps >= 0) j["skipped_steps"] = r.skippedSteps;
   if (r.meanStaleness >= 0) {
     j["mean_staleness"] = r.meanStaleness;
     j["max_staleness"] = r.maxStaleness;

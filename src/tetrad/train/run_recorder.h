@@ -44,6 +44,8 @@ struct MetricsRecord {
   // rank 0's own model (`accuracy` is the average model's). Absent when < 0.
   double consensusDistance = -1;
   double ownAccuracy = -1;
+  // --on-nonfinite skip, train lines: steps skipped so far; absent when < 0.
+  int64_t skippedSteps = -1;
 };
 
 class RunRecorder {

@@ -174,6 +174,17 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "invalid --timeline '{}': use on or off", c.timeline);
   TETRAD_CHECK(c.timelineIterations >= 1, InvalidArgument,
                "invalid --timeline-iterations {}: need at least 1", c.timelineIterations);
+  r.onNonFinite = parseNonFinitePolicy(c.onNonFinite);
+  TETRAD_CHECK(r.onNonFinite != NonFinitePolicy::kSkip || sync->mode() != SyncMode::kPushPull,
+               Unsupported,
+               "--on-nonfinite skip needs a collective --sync (bsp, local:H, post-local): under "
+               "{} the workers share no step to skip; use stop",
+               r.sync);
+  TETRAD_CHECK(c.stallWarn == -1 || (c.stallWarn >= 0 && std::isfinite(c.stallWarn)),
+               InvalidArgument,
+               "invalid --stall-warn {}: seconds >= 0 (0: no stall reports; default: a tenth of "
+               "--timeout)",
+               c.stallWarn);
   return r;
 }
 
@@ -222,6 +233,9 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["log_every"] = c.logEvery;
   j["max_iters"] = c.maxIters;
   j["target_accuracy"] = c.targetAccuracy;
+  j["on_nonfinite"] = toString(r.onNonFinite);
+  j["check_collectives"] = c.checkCollectives;
+  j["stall_warn"] = c.stallWarn >= 0 ? c.stallWarn : c.timeout / 10;
   j["name"] = c.name;
   j["out"] = c.out;
   j["timing_only"] = c.timingOnly;

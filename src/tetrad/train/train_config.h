@@ -23,6 +23,7 @@
 #include "tetrad/train/compute_model.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/partition.h"
 
 namespace tetrad::train {
@@ -78,6 +79,10 @@ struct TrainConfig {
   // last N iterations are kept.
   std::string timeline = "on";
   int64_t timelineIterations = 10;
+  // Reliability (docs/reliability.md).
+  std::string onNonFinite = "stop";  // stop | skip (nonfinite_guard.h)
+  bool checkCollectives = false;     // fingerprint every collective call
+  double stallWarn = -1;             // seconds; -1: timeout / 10; 0: no stall reports
 };
 
 // The configuration parsed once into typed values; see the header comment.
@@ -98,6 +103,7 @@ struct ResolvedConfig {
   bool linearScaling = false;
   uint64_t bucketBytes = 0;
   uint64_t psPartitionBytes = 0;
+  NonFinitePolicy onNonFinite = NonFinitePolicy::kStop;
 };
 
 // Names accepted by --model (models.h builds each of them).

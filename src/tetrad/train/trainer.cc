@@ -15,6 +15,7 @@
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
 #include "tetrad/train/timing_trainer.h"
+#include "tetrad/transport/diagnostics.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad::train {
@@ -44,6 +45,9 @@ double mean(const std::vector<T>& values) {
 std::string TrainSummary::toJson() const {
   nlohmann::ordered_json j;
   j["folder"] = folder;
+  j["status"] = status;
+  if (!error.empty()) j["error"] = error;
+  j["skipped_steps"] = skippedSteps;
   j["engine"] = engine;
   if (timingOnly) j["timing_only"] = true;
   j["model"] = model;
@@ -176,7 +180,10 @@ TrainSummary runTraining(const TrainConfig& flags) {
   const int64_t parameters = countParameters(c.model, data.train.channels, data.train.height,
                                              data.train.width, data.train.numClasses);
   TrainSummary summary;
+  std::string diverged;  // the agreed error of a run the non-finite guard stopped
   launch(launchOptions, [&](Transport& t) {
+    t.diagnostics().setCheckCollectives(c.checkCollectives);
+    t.diagnostics().setStallWarnSeconds(c.stallWarn);
     const int servers = config.arch.serverRanks;
     const int workers = c.workers > 0 ? c.workers : t.size() - servers;
     std::unique_ptr<RunRecorder> recorder;
@@ -195,7 +202,11 @@ TrainSummary runTraining(const TrainConfig& flags) {
     }
     RankTrainer trainer(config, data, t, recorder.get());
     RankResult r = trainer.run();
+    if (r.status == "diverged") diverged = r.error;
     if (t.rank() != 0) return;
+    summary.status = r.status;
+    summary.error = r.error;
+    summary.skippedSteps = r.skippedSteps;
     summary.folder = recorder ? recorder->folder() : "";
     summary.engine = t.engine();
     summary.model = c.model;
@@ -236,6 +247,8 @@ TrainSummary runTraining(const TrainConfig& flags) {
     summary.stalenessHistogram = r.stalenessHistogram;
     if (recorder) recorder->writeSummary(summary.toJson());
   });
+  // Every rank ended the run together: no rank is left waiting (error.h).
+  if (!diverged.empty()) TETRAD_FAIL(NonFiniteError, "{}", diverged);
   return summary;
 }
 

@@ -41,9 +41,12 @@ struct TrainSummary {
   double targetAccuracy = 0;  // 0: none
   double timeToTarget = -1;   // training time when first reached; -1: never
   int64_t iterationsToTarget = -1;
-  double trainTime = 0;   // engine clock (simulated or wall), evaluation excluded
-  double wallTime = 0;    // wall seconds of the training loop, evaluation excluded
-  double throughput = 0;  // samples per second of training time
+  double trainTime = 0;             // engine clock (simulated or wall), evaluation excluded
+  double wallTime = 0;              // wall seconds of the training loop, evaluation excluded
+  double throughput = 0;            // samples per second of training time
+  std::string status = "finished";  // or "diverged" (non-finite guard)
+  std::string error;                // why the run did not finish
+  int64_t skippedSteps = 0;         // --on-nonfinite skip
   // Per rank of the world (servers included): role, bytes sent and
   // received, compute and communication seconds.
   std::vector<std::string> roles;

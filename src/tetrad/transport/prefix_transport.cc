@@ -9,6 +9,7 @@ PrefixTransport::PrefixTransport(Transport& parent, int size)
   TETRAD_CHECK(size >= 1 && size <= parent.size() && parent.rank() < size, InvalidArgument,
                "rank {}: a view of the first {} of {} ranks must contain this rank", parent.rank(),
                size, parent.size());
+  shareDiagnostics(parent);
 }
 
 void PrefixTransport::send(int peer, Tag tag, ConstBytes data) {

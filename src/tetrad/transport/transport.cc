@@ -1,6 +1,7 @@
 #include "tetrad/transport/transport.h"
 
 #include "tetrad/core/error.h"
+#include "tetrad/transport/diagnostics.h"
 
 namespace tetrad {
 
@@ -65,7 +66,11 @@ void TrafficCounters::reset() {
 }
 
 Transport::Transport(int rank, int size, double timeoutSeconds)
-    : rank_(rank), size_(size), timeoutSeconds_(timeoutSeconds), traffic_(size, rank) {}
+    : rank_(rank),
+      size_(size),
+      timeoutSeconds_(timeoutSeconds),
+      traffic_(size, rank),
+      diagnostics_(std::make_shared<Diagnostics>()) {}
 
 void Transport::nativeAllreduce(std::span<float>, ReduceOp) {
   TETRAD_FAIL(Unsupported, "the '{}' engine has no native all-reduce (use --cluster mpi)",

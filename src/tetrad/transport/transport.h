@@ -48,6 +48,7 @@
 
 namespace tetrad {
 
+class Diagnostics;  // transport/diagnostics.h
 using Tag = uint32_t;
 
 // Tags at or above this value are reserved for the engines themselves.
@@ -185,6 +186,11 @@ class Transport {
   TrafficCounters& traffic() { return traffic_; }
   const TrafficCounters& traffic() const { return traffic_; }
 
+  // Activity labels, stall threshold and collective checks of this rank
+  // (transport/diagnostics.h); views of a transport share their parent's.
+  Diagnostics& diagnostics() const { return *diagnostics_; }
+  void shareDiagnostics(const Transport& parent) { diagnostics_ = parent.diagnostics_; }
+
   // Convenience: typed spans.
   template <typename T>
   void sendValues(int peer, Tag tag, std::span<const T> values) {
@@ -205,6 +211,7 @@ class Transport {
   int size_;
   double timeoutSeconds_;
   TrafficCounters traffic_;
+  std::shared_ptr<Diagnostics> diagnostics_;
 };
 
 }  // namespace tetrad

@@ -10,6 +10,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/seed.h"
+#include "tetrad/transport/diagnostics.h"
 
 namespace tetrad {
 namespace {
@@ -50,6 +51,10 @@ class AllreduceExchange final : public Exchange {
     options.op = ReduceOp::kAverage;
     options.allreduce = algorithm_;
     options.tag = firstTag_ + Tag(s * buckets_.size() + bucket) * kAggregateTagSpan;
+    // Stall reports name the bucket and its tensors (transport/diagnostics.h).
+    const ActivityLabel label(transport_, options.tag, kAggregateTagSpan,
+                              fmt::format("{} bucket {} ({})", s == 0 ? "gradient" : "model-change",
+                                          bucket, buckets_[bucket].names));
     aggregate(transport_, *compressor_, values, states_[s][bucket], options);
   }
 

@@ -2,6 +2,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/transport/mpi/pieced_request.h"
+#include "tetrad/transport/mpi/stall_poll.h"
 
 namespace tetrad::mpi {
 
@@ -64,8 +65,9 @@ bool MpiRequest::test() {
 
 void MpiRequest::wait() {
   if (test()) return;
-  if (pollFor(
-          owner_.timeout(), [this] { return test(); }, busySecondsFor(bytes_)))
+  if (pollReporting(
+          owner_, owner_.timeout(), verb(), peer_, tag_, static_cast<int64_t>(bytes_),
+          [this] { return test(); }, busySecondsFor(bytes_)))
     return;
   if (abandon(kCancelGraceSeconds)) return;
   try {

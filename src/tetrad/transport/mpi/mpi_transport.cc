@@ -14,6 +14,7 @@
 #include "tetrad/transport/mpi/node_layout.h"
 #include "tetrad/transport/mpi/pieced_request.h"
 #include "tetrad/transport/mpi/thread_queue.h"
+#include "tetrad/transport/mpi/stall_poll.h"
 #include "tetrad/transport/mpi/thread_task.h"
 
 namespace tetrad::mpi {
@@ -239,7 +240,8 @@ Message MpiTransport::probeAndReceive(int source, Tag tag, const char* operation
   Message result;
   bool taken = false;  // a possible piece header, received under the posting mutex
   std::unique_ptr<PiecedRequest> pieced;
-  bool found = pollFor(timeout(), [&] {
+  bool found = pollReporting(*this, timeout(), operation, source == MPI_ANY_SOURCE ? -1 : source,
+                             tag, -1, [&] {
     // A header and its pieces are taken under the posting mutex, so that no
     // other receive posts pieces from the same peer in between.
     std::unique_lock lock(postMutex_, std::defer_lock);

@@ -11,6 +11,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/transport/sim/sim_queue.h"
+#include "tetrad/transport/diagnostics.h"
 #include "tetrad/transport/sim/sim_request.h"
 
 namespace tetrad::sim {
@@ -41,7 +42,16 @@ s4u::Mailbox* SimTransport::inbox(int peer, Tag tag) {
 
 void SimTransport::waitComm(const s4u::CommPtr& comm, const char* what, int peer, Tag tag) {
   try {
-    comm->wait_for(timeout());
+    // Stall report (diagnostics.h): wait up to the threshold without
+    // cancelling the comm, report, then wait for the rest of the timeout.
+    const double warn = diagnostics().stallWarnSeconds(timeout());
+    if (warn > 0 && warn < timeout()) {
+      if (s4u::Comm::wait_any_for({comm}, warn) >= 0) return;
+      reportStall(*this, what, peer, tag, -1, warn);
+      comm->wait_for(timeout() - warn);
+    } else {
+      comm->wait_for(timeout());
+    }
   } catch (const simgrid::TimeoutException&) {
     TETRAD_FAIL(TimeoutError, "rank {}: {} rank {} (tag {}) timed out after {} s of simulated time",
                 rank(), what, peer, tag, timeout());
@@ -125,7 +135,16 @@ Message SimTransport::recvAny(Tag tag) {
   AnySource& any = anySource(tag);
   ssize_t index;
   try {
-    index = s4u::Comm::wait_any_for(any.comms, timeout());
+    const double warn = diagnostics().stallWarnSeconds(timeout());
+    if (warn > 0 && warn < timeout()) {
+      index = s4u::Comm::wait_any_for(any.comms, warn);
+      if (index < 0) {
+        reportStall(*this, "recvAny from", -1, tag, -1, warn);
+        index = s4u::Comm::wait_any_for(any.comms, timeout() - warn);
+      }
+    } else {
+      index = s4u::Comm::wait_any_for(any.comms, timeout());
+    }
   } catch (const simgrid::Exception& e) {
     TETRAD_FAIL(TransportError, "rank {}: recvAny (tag {}) failed: {}", rank(), tag, e.what());
   }

@@ -1,0 +1,99 @@
+// NonFiniteGuard: catches a NaN or an Inf in the loss or a gradient at the
+// iteration it appears, before anything goes on the wire, and makes every
+// worker take the same decision (--on-nonfinite stop|skip).
+//
+// Per iteration, after forward/backward and before the gradient exchange,
+// each worker scans its loss and its flat gradient buffer (one pass, a
+// multiply-add per float) and the workers all-gather one float each: 0 when
+// finite, else a code naming the first non-finite tensor (the loss, or the
+// parameter slot of FlatModel::slots()) and whether it is NaN or Inf. Every
+// worker reads the same codes, so every worker reports the lowest rank that
+// found one, with the iteration and the tensor, and takes the same decision:
+//   stop  the run ends before the exchange and the optimizer step (the
+//         parameters stay the last finite ones); summary.json records status
+//         "diverged" and the command exits non-zero with that one line;
+//   skip  no exchange and no optimizer step for that iteration on any worker
+//         (as AMP's loss scaler skips a step); the skips are counted.
+// Cost: one recursive-doubling all-gather of one float per worker,
+// ⌈log2 W⌉·α + 4(W-1)·β per iteration (+2α when W is not a power of two),
+// counted as communication time and traffic like any exchange.
+//
+// Test hook: TETRAD_TEST_NONFINITE=RANK:ITERATION[:inf] writes a NaN (or
+// +Inf) into the first gradient of worker RANK at ITERATION (numbered from
+// 1, as in metrics.jsonl) before the check, as a diverging step would.
+//
+// Push-pull runs (ssp, asp) have no common iteration: checkLocal() checks
+// this worker's values only, before its update is pushed; with stop the
+// worker fails (the launcher stops the other ranks), with skip it skips
+// that local step.
+//
+// Thread-safety: one guard per worker, used by its worker loop only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tetrad/core/error.h"
+#include "tetrad/sched/bucketing.h"
+#include "tetrad/transport/transport.h"
+
+namespace tetrad::train {
+
+enum class NonFinitePolicy { kStop, kSkip };
+
+// "stop" or "skip"; InvalidArgument naming --on-nonfinite otherwise.
+NonFinitePolicy parseNonFinitePolicy(std::string_view text);
+std::string toString(NonFinitePolicy policy);
+
+// The first non-finite value one worker found.
+struct NonFiniteFinding {
+  int rank = -1;
+  std::string tensor;  // "loss" or the parameter's name
+  bool infinite = false;
+  // "non-finite gradient (NaN) on rank 2 at iteration 17 in tensor fc1.weight"
+  std::string describe(int64_t iteration) const;
+};
+
+// 0 when `loss` and `gradients` are finite, else 1 + the index of the first
+// non-finite tensor (0: the loss; 1 + s: slot s) times 2, plus 1 for Inf.
+uint32_t nonFiniteCode(double loss, std::span<const float> gradients,
+                       std::span<const ParameterSlot> slots);
+
+class NonFiniteGuard {
+ public:
+  // `workers`: the transport of the W workers; tags [tag, tag +
+  // kCollectiveTagSpan) are the guard's own.
+  NonFiniteGuard(Transport& workers, Tag tag, std::vector<ParameterSlot> slots,
+                 NonFinitePolicy policy);
+
+  NonFinitePolicy policy() const { return policy_; }
+  // Collective (every worker, every iteration): the lowest rank's finding,
+  // or nothing when every worker's values are finite.
+  // `iteration` counts from 1.
+  std::optional<NonFiniteFinding> agree(int64_t iteration, double loss, std::span<float> gradients);
+  // This worker only (push-pull).
+  std::optional<NonFiniteFinding> checkLocal(int64_t iteration, double loss,
+                                             std::span<float> gradients);
+
+  void countSkip() { ++skipped_; }
+  int64_t skipped() const { return skipped_; }
+
+ private:
+  NonFiniteFinding findingOf(int rank, uint32_t code) const;
+  void inject(int64_t iteration, std::span<float> gradients) const;
+
+  Transport& workers_;
+  Tag tag_;
+  std::vector<ParameterSlot> slots_;
+  NonFinitePolicy policy_;
+  int64_t skipped_ = 0;
+  int injectRank_ = -1;  // test hook (see above)
+  int64_t injectIteration_ = -1;
+  bool injectInf_ = false;
+};
+
+}  // namespace tetrad::train
