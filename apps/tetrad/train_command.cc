@@ -111,7 +111,7 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
                 "method's sizes, compute from --compute (measured: one probe)");
   cmd->add_option("--on-nonfinite", c.onNonFinite,
                   "A NaN or Inf in the loss or a gradient: stop (every rank, status diverged) "
-                  "or skip (that step, on every rank)")
+                  "or skip (that step, on every rank); off: no check (no per-iteration agreement)")
       ->capture_default_str();
   cmd->add_flag("--check-collectives", c.checkCollectives,
                 "Every collective call first agrees on a fingerprint across ranks "

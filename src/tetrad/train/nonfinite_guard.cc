@@ -37,11 +37,17 @@ uint32_t codeOf(size_t tensor, bool infinite) {
 NonFinitePolicy parseNonFinitePolicy(std::string_view text) {
   if (text == "stop") return NonFinitePolicy::kStop;
   if (text == "skip") return NonFinitePolicy::kSkip;
-  TETRAD_FAIL(InvalidArgument, "invalid --on-nonfinite '{}': use stop or skip", text);
+  if (text == "off") return NonFinitePolicy::kOff;
+  TETRAD_FAIL(InvalidArgument, "invalid --on-nonfinite '{}': use stop, skip or off", text);
 }
 
 std::string toString(NonFinitePolicy policy) {
-  return policy == NonFinitePolicy::kStop ? "stop" : "skip";
+  switch (policy) {
+    case NonFinitePolicy::kStop: return "stop";
+    case NonFinitePolicy::kSkip: return "skip";
+    case NonFinitePolicy::kOff: break;
+  }
+  return "off";
 }
 
 std::string NonFiniteFinding::describe(int64_t iteration) const {

@@ -43,9 +43,11 @@
 
 namespace tetrad::train {
 
-enum class NonFinitePolicy { kStop, kSkip };
+enum class NonFinitePolicy { kStop, kSkip, kOff };
 
-// "stop" or "skip"; InvalidArgument naming --on-nonfinite otherwise.
+// "stop", "skip" or "off" (no check and no agreement: timing studies that
+// must not pay its all-gather); InvalidArgument naming --on-nonfinite
+// otherwise.
 NonFinitePolicy parseNonFinitePolicy(std::string_view text);
 std::string toString(NonFinitePolicy policy);
 

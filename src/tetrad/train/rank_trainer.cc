@@ -12,6 +12,7 @@
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
 #include "tetrad/sched/registry.h"
+#include "tetrad/sched/timeline_json.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/consensus.h"
 #include "tetrad/train/evaluation.h"
@@ -96,6 +97,10 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.totalsTag = r.tags.reserve(kCollectiveTagSpan, "run totals");
   r.consensusTag = r.tags.reserve(kConsensusTagSpan, "consensus metrics");
   r.guardTag = r.tags.reserve(kCollectiveTagSpan, "non-finite guard");
+  r.timelineTag = r.tags.reserve(kTimelineTagSpan, "timeline");
+  r.timeline = std::make_unique<Timeline>(
+      world_.rank(),
+      TimelineOptions{c.timeline == "on", c.timelineIterations, c.timelineIterations, 1000});
 
   r.perEpoch = stepsPerEpoch(data_.train.size(), r.workers, c.batchSize);
   r.total = r.perEpoch * c.epochs;
@@ -181,7 +186,9 @@ RankResult RankTrainer::run(bool keepParameters) {
     if (world_.rank() == 0) {
       for (size_t i = 0; i < data_.test.size(); ++i) r.fullTestSet.push_back(int64_t(i));
     }
-    r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
+    if (config_.onNonFinite != NonFinitePolicy::kOff) {
+      r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
+    }
     r.exchange->start(r.replica->flat().parameters());
     // Set-up (the initial broadcast, seeding the servers) is not training.
     r.meter = std::make_unique<RunMeter>(world_);
@@ -207,6 +214,12 @@ RankResult RankTrainer::run(bool keepParameters) {
       r.result.stalenessHistogram[staleness] += count;
     }
     r.result.updatesApplied = std::max(r.result.updatesApplied, t.updatesApplied);
+  }
+  // Every rank's timeline to rank 0, which writes timeline.json.
+  const std::vector<TimelineEvent> events = gatherTimeline(world_, *r.timeline, r.timelineTag);
+  if (recorder_ && c.timeline == "on") {
+    writeChromeTrace(recorder_->folder() + "/timeline.json", events,
+                     world_.engine() == "sim" ? "simulated" : "wall");
   }
   r.result.workers = r.workers;
   if (pushPull) {
@@ -241,7 +254,11 @@ void RankTrainer::runCollective(Run& r) {
     SyncPoint point = r.sync->at(iteration);
     if (mixes && point.reduceGradients) point = {false, true};
     const BatchOutcome batch = r.replica->forwardBackward(iteration);
+    // Under MPI the batch has just taken real time; under SimGrid it is charged now.
+    double mark = world_.now() - (world_.engine() == "sim" ? 0 : batch.measured);
     charge(world_, *r.meter, batch.charged);
+    r.timeline->add(TimelineTrack::kCompute, "forward+backward", "compute", mark, world_.now(),
+                    iteration);
     // Non-finite loss or gradient on any worker: every worker skips or stops.
     const bool skip = guardStep(r, iteration, batch.loss);
     if (r.result.status != "finished") break;
@@ -250,16 +267,26 @@ void RankTrainer::runCollective(Run& r) {
 
     if (point.reduceGradients) {
       const double start = world_.now();
+      double from = start;
       for (size_t b = 0; b < r.buckets.size(); ++b) {
         r.exchange->average(ExchangeStream::kGradients, b, FlatModel::range(grads, r.buckets[b]));
+        const double to = world_.now();
+        r.timeline->add(TimelineTrack::kCommunication, fmt::format("bucket {}", b), "comm", from,
+                        to, iteration, r.buckets[b].count * sizeof(float), int64_t(b));
+        from = to;
       }
       r.meter->addComm(world_.now() - start);
     }
+    mark = world_.now();
     if (!skip) charge(world_, *r.meter, r.replica->step(lr));
+    r.timeline->add(TimelineTrack::kCompute, "optimizer", "optimizer", mark, world_.now(),
+                    iteration);
     if (point.averageModels && mixes) {
       const double start = world_.now();
       r.exchange->mixModels(params, mixSteps++);
       r.meter->addComm(world_.now() - start);
+      r.timeline->add(TimelineTrack::kCommunication, "gossip", "comm", start, world_.now(),
+                      iteration);
     } else if (point.averageModels) {
       // Local SGD: average the change since the last average, then move on.
       const double start = world_.now();
@@ -272,6 +299,8 @@ void RankTrainer::runCollective(Run& r) {
       for (size_t i = 0; i < params.size(); ++i) params[i] = anchor[i] + change[i];
       std::copy(params.begin(), params.end(), anchor.begin());
       r.meter->addComm(world_.now() - start);
+      r.timeline->add(TimelineTrack::kCommunication, "model average", "comm", start, world_.now(),
+                      iteration);
     } else if (!anchor.empty() && point.reduceGradients) {
       std::copy(params.begin(), params.end(), anchor.begin());  // BSP phase of post-local
     }
@@ -298,16 +327,20 @@ void RankTrainer::runPushPull(Run& r) {
   while (true) {
     const double lr = r.schedule->at(std::min(global, r.total - 1));
     const BatchOutcome batch = r.replica->forwardBackward(step);
+    const double computeStart = world_.now() - (world_.engine() == "sim" ? 0 : batch.measured);
     charge(world_, *r.meter, batch.charged);
     guardPushPull(r, global, batch.loss);  // before the update is pushed
     r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
     charge(world_, *r.meter, r.replica->step(lr));
+    r.timeline->add(TimelineTrack::kCompute, "forward+backward+optimizer", "compute", computeStart,
+                    world_.now(), step);
 
     const double start = world_.now();
     for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
     const PullResult pull = r.exchange->pushPull(change, params);
     std::copy(params.begin(), params.end(), anchor.begin());
     r.meter->addComm(world_.now() - start);
+    r.timeline->add(TimelineTrack::kCommunication, "push/pull", "comm", start, world_.now(), step);
     ++step;
     if (pull.staleness >= 0) r.meter->addStaleness(pull.staleness);
 

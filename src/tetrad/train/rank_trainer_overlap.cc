@@ -24,6 +24,8 @@
 // backward pass as measured between hooks, the forward pass of iteration i
 // with iteration i−1's measured stage times (iteration i's cannot be
 // measured before its parameters are updated; the first iteration's own).
+#include <fmt/format.h>
+
 #include <chrono>
 
 #include "tetrad/core/error.h"
@@ -68,26 +70,47 @@ void RankTrainer::runOverlapped(Run& r) {
   auto flopsShare = [&](int s) { return replica.stageFlops(s) / stageFlopsTotal; };
 
   double busyBefore = 0;
+  Timeline& timeline = *r.timeline;
   auto accountComm = [&] {
     meter.addComm(pipeline.busySeconds() - busyBefore);
     busyBefore = pipeline.busySeconds();
-    pipeline.takeTimings();
+    for (const UnitTiming& t : pipeline.takeTimings()) {
+      timeline.add(TimelineTrack::kCommunication, fmt::format("bucket {}", t.unit), "comm", t.start,
+                   t.end, t.iteration, r.buckets[t.unit].count * sizeof(float), int64_t(t.unit));
+    }
+  };
+  // Compute-track events: [mark, now] under a name; moves the mark.
+  double mark = world_.now();
+  int64_t current = 0;  // the iteration events belong to
+  auto event = [&](const std::string& name, const char* category) {
+    const double now = world_.now();
+    if (now > mark || !simulated)
+      timeline.add(TimelineTrack::kCompute, name, category, mark, now, current);
+    mark = now;
   };
   bool stepPending = false;
   double pendingLr = 0;
   // Applies stage s's share of the pending update once its units are in.
   auto applyStage = [&](int s) {
+    if (!simulated && s > 0) event("forward " + replica.stageName(s - 1), "forward");
     if (!stepPending) return;
-    if (gates) pipeline.waitStage(s);
+    mark = world_.now();
+    if (gates) {
+      pipeline.waitStage(s);
+      event("wait " + replica.stageName(s), "wait");
+    }
     const double measured = replica.stepStage(s, pendingLr);
     const double charged = replica.chargeStageStep(s, measured);
     if (simulated && charged > 0) world_.compute(charged);
     meter.addCompute(charged);
+    event("optimizer " + replica.stageName(s), "optimizer");
   };
   // Waits for every unit and applies the whole pending update.
   auto flush = [&] {
     if (!stepPending) return;
+    mark = world_.now();
     pipeline.waitAll();
+    event("wait", "wait");
     for (int s = 0; s < stages; ++s) applyStage(s);
     stepPending = false;
     accountComm();
@@ -97,7 +120,12 @@ void RankTrainer::runOverlapped(Run& r) {
   int64_t iteration = 0;
   while (iteration < r.total) {
     const double lr = r.schedule->at(iteration);
-    if (stepPending && !gates) pipeline.waitAll();
+    current = iteration;
+    mark = world_.now();
+    if (stepPending && !gates) {
+      pipeline.waitAll();
+      event("wait", "wait");
+    }
     // Fixed and flops charges are known before computing.
     const bool known = !replica.chargesMeasured();
     const double batchCharge = known ? replica.chargeBatch(0) : 0;
@@ -112,17 +140,19 @@ void RankTrainer::runOverlapped(Run& r) {
           const double charge = known ? batchCharge * flopsShare(s) / 3 : lastForward[size_t(s)];
           if (charge > 0) world_.compute(charge);
           meter.addCompute(charge);
+          event("forward " + replica.stageName(s), "forward");
         }
         stepPending = false;
       }
       forward = replica.forward(iteration, nullptr);
     } else {
+      mark = world_.now();
       forward = replica.forward(iteration, applyStage);
+      event("forward " + replica.stageName(stages - 1), "forward");
       stepPending = false;
       for (double seconds : forward.stageSeconds) meter.addCompute(seconds);
     }
     accountComm();
-    meter.addBatch(forward.loss, forward.correct, config_.given.batchSize);
 
     pipeline.beginIteration(iteration);
     fired.clear();
@@ -135,9 +165,11 @@ void RankTrainer::runOverlapped(Run& r) {
       const double total = forwardMeasured + backwardMeasured;
       const double ratio = known ? 0 : replica.chargeBatch(total) / std::max(total, 1e-12);
       if (!known && lastForward.empty()) {  // first iteration: its own forward
-        for (double seconds : forward.stageSeconds) {
-          world_.compute(seconds * ratio);
-          meter.addCompute(seconds * ratio);
+        for (int s = 0; s < stages; ++s) {
+          const double seconds = forward.stageSeconds[size_t(s)] * ratio;
+          world_.compute(seconds);
+          meter.addCompute(seconds);
+          event("forward " + replica.stageName(s), "forward");
         }
       }
       if (!known) {
@@ -161,21 +193,37 @@ void RankTrainer::runOverlapped(Run& r) {
         }
         if (charge > 0) world_.compute(charge);
         meter.addCompute(charge);
+        event("backward " + replica.stageName(replica.stageOfSlot(fired[k])), "backward");
         pipeline.slotReady(fired[k]);
       }
       if (!known && backwardMeasured > previous) {
         world_.compute((backwardMeasured - previous) * ratio);
         meter.addCompute((backwardMeasured - previous) * ratio);
+        event("backward", "backward");
       }
     } else {
       meter.addCompute(backwardMeasured);
+      event("backward", "backward");
     }
     TETRAD_CHECK(fired.size() == flat.slots().size(), Error,
                  "rank {}: backward produced {} of {} gradients (a parameter unused by the "
                  "model?)",
                  world_.rank(), fired.size(), flat.slots().size());
-    stepPending = true;
-    pendingLr = lr;
+    // The guard reads the gradients, which the task may still be averaging
+    // in place: it waits for the exchange first (with priority this gives up
+    // the next forward's overlap; --on-nonfinite off keeps it).
+    bool skip = false;
+    if (r.guard) {
+      pipeline.waitAll();
+      accountComm();
+      skip = guardStep(r, iteration, forward.loss);
+      if (r.result.status != "finished") break;
+    }
+    if (!skip) {
+      meter.addBatch(forward.loss, forward.correct, config_.given.batchSize);
+      stepPending = true;
+      pendingLr = lr;
+    }
 
     ++iteration;
     r.result.iterations = iteration;

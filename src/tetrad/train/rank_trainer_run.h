@@ -9,6 +9,7 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/sched/timeline.h"
 #include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/replica.h"
@@ -24,6 +25,8 @@ struct RankTrainer::Run {
   TagSpace tags;
   Tag broadcastTag = 0, evalTag = 0, totalsTag = 0, consensusTag = 0, guardTag = 0;
   std::unique_ptr<NonFiniteGuard> guard;  // workers
+  std::unique_ptr<Timeline> timeline;     // every rank (events of workers)
+  Tag timelineTag = 0;
   std::unique_ptr<Replica> replica;
   SyncPolicyPtr sync;
   SchedulerPtr scheduler;

@@ -65,6 +65,7 @@ class Replica {
   // of the flat buffers, parameter order) belongs to one.
   int stageCount() const { return model_->stageCount(); }
   int stageOfSlot(size_t slot) const { return slotStage_.at(slot); }
+  const std::string& stageName(int stage) const { return model_->stageName(stage); }
   // `ready(slot)` is called during backward() each time a parameter's
   // gradient has been accumulated into the gradient buffer (a post hook on
   // autograd's gradient accumulator, as PyTorch DDP's Reducer does), on the
