@@ -15,6 +15,8 @@ bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss) {
   const std::optional<NonFiniteFinding> finding =
       r.guard->agree(iteration + 1, loss, r.replica->flat().gradients());
   r.meter->addComm(world_.now() - start);
+  r.timeline->add(TimelineTrack::kCommunication, "non-finite check", "comm", start, world_.now(),
+                  iteration);
   if (!finding) return false;
   // Iterations are numbered from 1, as in metrics.jsonl.
   const std::string what = finding->describe(iteration + 1);
