@@ -90,7 +90,10 @@ TEST(TrainConfig, BadValuesAreClearErrors) {
 }
 
 TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
-  EXPECT_NE(unsupportedError([](TrainConfig& c) { c.sched = "wfbp"; }).find("--sched wfbp"),
+  EXPECT_NE(unsupportedError([](TrainConfig& c) {
+              c.sched = "wfbp";
+              c.timingOnly = true;
+            }).find("--timing-only simulates --sched none only"),
             std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) {
               c.cluster = "mpi";

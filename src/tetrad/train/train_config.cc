@@ -90,6 +90,10 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "--sched {} overlaps the gradient exchange with the backward pass: it needs --sync "
                "bsp (--sync {} exchanges models after the optimizer step; use --sched none)",
                r.sched, r.sync);
+  TETRAD_CHECK(!scheduler->gatesForward() || r.arch.family != "ps", InvalidArgument,
+               "--sched {} cuts tensors into chunks, and the parameter server partitions whole "
+               "tensors (use --sched wfbp, fusion or mgwfbp with --arch {})",
+               r.sched, r.arch.canonical);
   TETRAD_CHECK(!scheduler->overlapsBackward() || r.arch.family != "gossip", InvalidArgument,
                "--sched {} overlaps the gradient exchange with the backward pass: --arch {} mixes "
                "whole models after the step (use --sched none)",

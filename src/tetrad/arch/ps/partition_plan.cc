@@ -18,9 +18,14 @@ PartitionPlan planPartitions(std::span<const ParameterSlot> slots,
   PartitionPlan plan;
   plan.perBucket.resize(buckets.size());
   const size_t maxFloats = size_t(partitionBytes / sizeof(float));
-  size_t offset = 0, bucket = 0;
+  size_t offset = 0;
   for (const ParameterSlot& slot : slots) {
-    while (bucket < buckets.size() && offset >= buckets[bucket].offset + buckets[bucket].count) {
+    // Buckets come in send order (a scheduler may send the last layer's
+    // first): find the one holding this tensor.
+    size_t bucket = 0;
+    while (bucket < buckets.size() &&
+           !(offset >= buckets[bucket].offset &&
+             offset < buckets[bucket].offset + std::max<size_t>(buckets[bucket].count, 1))) {
       ++bucket;
     }
     TETRAD_CHECK(bucket < buckets.size() && offset >= buckets[bucket].offset &&

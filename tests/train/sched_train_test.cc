@@ -1,0 +1,189 @@
+// Communication scheduling in the worker loop (rank_trainer_overlap.cc), on
+// the SimGrid engine:
+//   - every policy gives the parameters of `none` bit for bit (scheduling
+//     only reorders communication), with `none` compression on an all-reduce
+//     whose sums do not depend on where a bucket is cut (recursive
+//     doubling), with a deterministic compressor (top-k: same per-tensor
+//     buckets) and on the parameter server;
+//   - with a fixed compute model on a contention-free star (CM02), the
+//     simulated iteration time of wfbp and fusion equals the pipeline
+//     formula of sched/pipeline_cost.h within 5%; mgwfbp is never slower
+//     than wfbp and one single bucket; priority beats wfbp's FIFO order when
+//     communication is about as long as computation;
+//   - timeline.json is valid, has one event per bucket per iteration, its
+//     tracks never overlap and its communication adds up to the summary's;
+//   - a timeout in the communication task reaches the worker as an error.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/sched/pipeline_cost.h"
+#include "tetrad/sched/plan_spec.h"
+#include "tetrad/sched/planned_scheduler.h"
+#include "tetrad/sched/timeline.h"
+#include "tetrad/train/models.h"
+#include "tetrad/train/schedule_setup.h"
+#include "tetrad/train/trainer.h"
+#include "tetrad/transport/cluster_network.h"
+#include "train_test_util.h"
+
+namespace tetrad::train {
+namespace {
+
+TrainConfig schedConfig(const std::string& sched, const std::string& algorithm = "rd") {
+  TrainConfig c = testing::equivalenceConfig("mlp", 8, 5, algorithm);
+  c.workers = 4;
+  c.sched = sched;
+  return c;
+}
+
+class SchedTrain : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { at::set_num_threads(1); }
+  DataSplits data_ = testing::smallSynthetic(512, 64);
+};
+
+TEST_F(SchedTrain, EveryPolicyGivesTheParametersOfNone) {
+  const auto none = testing::finalParameters(schedConfig("none"), data_, 4);
+  ASSERT_FALSE(none.empty());
+  for (const char* sched : {"wfbp", "fusion:64KiB", "mgwfbp", "priority:64KiB"}) {
+    EXPECT_EQ(testing::finalParameters(schedConfig(sched), data_, 4), none) << sched;
+  }
+  // A deterministic compressor: top-k with per-tensor buckets either way.
+  TrainConfig topk = schedConfig("none", "ring");
+  topk.compress = "topk:0.1,ef";
+  const auto topkNone = testing::finalParameters(topk, data_, 4);
+  topk.sched = "wfbp";
+  EXPECT_EQ(testing::finalParameters(topk, data_, 4), topkNone);
+  // The parameter server (bsp: sums in rank order).
+  TrainConfig ps = schedConfig("none");
+  ps.arch = "ps:2";
+  const auto psNone = testing::finalParameters(ps, data_, 4);
+  ps.sched = "fusion:64KiB";
+  EXPECT_EQ(testing::finalParameters(ps, data_, 4), psNone);
+}
+
+// Simulated seconds per iteration of `sched` (cnn, fixed compute, CM02 star).
+struct Timed {
+  double perIteration = 0;
+  double predicted = 0;
+};
+
+Timed timeIt(const std::string& sched, const std::string& cluster, const std::string& fixed,
+             int iterations = 4) {
+  TrainConfig c = testing::equivalenceConfig("cnn", 8, iterations, "ring");
+  c.workers = 4;
+  c.sched = sched;
+  c.cluster = cluster;
+  c.compute = "fixed:" + fixed;
+  c.onNonFinite = "off";
+  c.timeline = "off";
+  c.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
+  c.out = testing::makeTempDir("sched_timing");
+  c.data = "synthetic";
+  c.trainSamples = 2048;
+  c.testSamples = 64;
+  const TrainSummary summary = runTraining(c);
+  Timed t;
+  t.perIteration = summary.trainTime / double(summary.iterations);
+  // The pipeline formula from the same inputs the trainer plans with.
+  torch::manual_seed(1);
+  ModelPtr model = makeModel("cnn", {1, 28, 28, 10});
+  ScheduleInputs inputs;
+  std::vector<double> stageFlops;
+  for (int s = 0; s < model->stageCount(); ++s) stageFlops.push_back(model->stageFlops(s));
+  for (const auto& [name, p] : model->named_parameters().pairs()) {
+    inputs.slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
+    inputs.slotStage.push_back(model->stageOfParameter(name));
+  }
+  const double seconds = parseDuration(fixed);
+  inputs.backwardSeconds = plannedBackwardSeconds(seconds, inputs.slotStage, stageFlops);
+  std::vector<double> forward;
+  double total = 0;
+  for (double f : stageFlops) total += f;
+  for (double f : stageFlops) forward.push_back(seconds / 3 * f / total);
+  const ClusterNetwork net = clusterNetwork(cluster);
+  CostParams params;
+  params.alpha = net.latency;
+  params.beta = 1 / net.bandwidth;
+  const sched::CommCost cost = sched::allreduceCommCost(AllreduceAlgorithm::kRing, 4, params);
+  const std::vector<sched::TensorSlot> slots = readyOrderSlots(inputs);
+  const sched::SchedulePlan plan = sched::parseSchedulePlanSpec(sched).plan(slots, cost);
+  const sched::IterationPrediction p = sched::predictIteration(slots, forward, plan, cost);
+  t.predicted = sched == "priority" || sched.rfind("priority:", 0) == 0 ? p.overlappedSeconds
+                                                                        : p.iterationSeconds;
+  return t;
+}
+
+TEST_F(SchedTrain, SimulatedIterationsFollowThePipelineFormula) {
+  for (const char* sched : {"wfbp", "fusion:1MiB"}) {
+    const Timed t = timeIt(sched, "sim:1Gbps,20us", "40ms");
+    EXPECT_NEAR(t.perIteration / t.predicted, 1.0, 0.05)
+        << sched << ": simulated " << t.perIteration << " s, formula " << t.predicted << " s";
+  }
+  const double wfbp = timeIt("wfbp", "sim:10Gbps,200us", "20ms").perIteration;
+  const double single = timeIt("fusion:1GiB", "sim:10Gbps,200us", "20ms").perIteration;
+  const double merged = timeIt("mgwfbp", "sim:10Gbps,200us", "20ms").perIteration;
+  EXPECT_LE(merged, std::min(wfbp, single) * 1.001)
+      << "mgwfbp " << merged << " wfbp " << wfbp << " single bucket " << single;
+  // Communication about as long as computation: front layers first lets the
+  // next forward start early.
+  const double fifo = timeIt("wfbp", "sim:1Gbps,20us", "40ms").perIteration;
+  const double priority = timeIt("priority:1MiB", "sim:1Gbps,20us", "40ms").perIteration;
+  EXPECT_LT(priority, fifo) << "priority " << priority << " wfbp " << fifo;
+}
+
+TEST_F(SchedTrain, TimelineIsValidAndAddsUpToTheSummary) {
+  TrainConfig c = schedConfig("wfbp");
+  c.compute = "fixed:10ms";
+  c.out = testing::makeTempDir("sched_timeline");
+  c.trainSamples = 512;
+  c.testSamples = 64;
+  const TrainSummary summary = runTraining(c);
+  std::ifstream file(c.out + "/timeline.json");
+  ASSERT_TRUE(file.good());
+  const nlohmann::json trace = nlohmann::json::parse(file);
+  std::vector<TimelineEvent> events;
+  std::map<int, double> comm;
+  std::map<int, int> buckets;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "X") continue;
+    TimelineEvent event;
+    event.rank = e.at("pid");
+    event.track = TimelineTrack(int(e.at("tid")));
+    event.name = e.at("name");
+    event.category = e.at("cat");
+    event.start = double(e.at("ts")) / 1e6;
+    event.end = event.start + double(e.at("dur")) / 1e6;
+    if (event.category == "comm") comm[event.rank] += double(e.at("dur")) / 1e6;
+    if (event.name.rfind("bucket ", 0) == 0) ++buckets[event.rank];
+    events.push_back(event);
+  }
+  EXPECT_NO_THROW(checkTracksDoNotOverlap(events));
+  ASSERT_EQ(summary.commTime.size(), 4u);
+  for (int rank = 0; rank < 4; ++rank) {
+    // mlp: 6 tensors, one unit each under wfbp, 5 iterations.
+    EXPECT_EQ(buckets[rank], 6 * 5) << "rank " << rank;
+    EXPECT_NEAR(comm[rank], summary.commTime[size_t(rank)], 1e-6) << "rank " << rank;
+  }
+}
+
+TEST_F(SchedTrain, ATimeoutInTheCommunicationTaskReachesTheWorker) {
+  TrainConfig c = schedConfig("wfbp");
+  c.compute = "fixed:20ms";
+  c.stragglers = {"0:2000"};  // rank 0 computes for 40 s: its peers' task times out
+  c.timeout = 5;
+  c.out = testing::makeTempDir("sched_timeout");
+  try {
+    runTraining(c);
+    FAIL() << "expected a timeout";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tetrad::train
