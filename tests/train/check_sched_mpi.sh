@@ -1,12 +1,13 @@
 #!/bin/sh
-# usage: check_sched_mpi.sh TETRAD OUT_DIR "MPIRUN..."
+# usage: check_sched_mpi.sh TETRAD OUT_DIR MPIRUN [MPIRUN ARGS...]
 # Under mpirun (2 ranks, real threads: the overlap is in wall-clock time)
 # every overlapping policy ends with the test loss of --sched none, to the
 # last printed digit (recursive doubling: sums independent of the buckets),
 # and writes a timeline.json in wall-clock time.
 tetrad=$1
 out=$2
-mpirun=$3
+shift 2
+mpirun="$*"
 fail() {
   echo "check_sched_mpi: FAIL: $*"
   exit 1

@@ -16,7 +16,9 @@ fail() {
 }
 rm -rf "$out"
 mkdir -p "$out"
-set -- --quiet --model cnn --data synthetic --train-samples 1024 --test-samples 64 --workers 4 \
+# The real run's non-finite guard agrees once per iteration (an all-gather of one float
+# per worker); timing-only runs do not model it, so both runs leave it off.
+set -- --quiet --on-nonfinite off --model cnn --data synthetic --train-samples 1024 --test-samples 64 --workers 4 \
   --batch-size 8 --max-iters 6 --log-every 1 --compute fixed:20ms --cluster sim:10Gbps,25us
 
 # The timing fields of every train line, one line each.
