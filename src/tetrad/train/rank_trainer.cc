@@ -215,12 +215,6 @@ RankResult RankTrainer::run(bool keepParameters) {
     }
     r.result.updatesApplied = std::max(r.result.updatesApplied, t.updatesApplied);
   }
-  // Every rank's timeline to rank 0, which writes timeline.json.
-  const std::vector<TimelineEvent> events = gatherTimeline(world_, *r.timeline, r.timelineTag);
-  if (recorder_ && c.timeline == "on") {
-    writeChromeTrace(recorder_->folder() + "/timeline.json", events,
-                     world_.engine() == "sim" ? "simulated" : "wall");
-  }
   r.result.workers = r.workers;
   if (pushPull) {
     r.result.iterations = r.result.updatesApplied / r.workers;
@@ -232,6 +226,13 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.result.trainTime = r.meter->trainTime();
   r.result.consensusDistance = r.lastConsensus;
   r.result.wallTime = r.meter->wallTime();
+  // Every rank's timeline to rank 0, which writes timeline.json (after the
+  // clocks are read: not training time).
+  const std::vector<TimelineEvent> events = gatherTimeline(world_, *r.timeline, r.timelineTag);
+  if (recorder_ && c.timeline == "on") {
+    writeChromeTrace(recorder_->folder() + "/timeline.json", events,
+                     world_.engine() == "sim" ? "simulated" : "wall");
+  }
   if (recorder_) recorder_->endProgress();
   if (keepParameters && worker) {
     auto params = r.replica->flat().parameters();
