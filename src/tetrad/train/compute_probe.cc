@@ -2,17 +2,13 @@
 
 #include <torch/torch.h>
 
-#include <chrono>
-
 #include "tetrad/train/models.h"
+#include "tetrad/train/wall_clock.h"
 
 namespace tetrad::train {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = WallClock;
 
 }  // namespace
 

@@ -26,19 +26,15 @@
 // measured before its parameters are updated; the first iteration's own).
 #include <fmt/format.h>
 
-#include <chrono>
-
 #include "tetrad/core/error.h"
 #include "tetrad/train/gradient_pipeline.h"
 #include "tetrad/train/rank_trainer_run.h"
+#include "tetrad/train/wall_clock.h"
 
 namespace tetrad::train {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = WallClock;
 
 }  // namespace
 
@@ -159,6 +155,11 @@ void RankTrainer::runOverlapped(Run& r) {
     firedAt.clear();
     backwardStart = Clock::now();
     backwardMeasured = replica.backward();
+    // Every gradient must have fired, or a unit would never become ready.
+    TETRAD_CHECK(fired.size() == flat.slots().size(), Error,
+                 "rank {}: backward produced {} of {} gradients (a parameter unused by the "
+                 "model?)",
+                 world_.rank(), fired.size(), flat.slots().size());
     if (simulated) {
       double forwardMeasured = 0;
       for (double seconds : forward.stageSeconds) forwardMeasured += seconds;
@@ -205,10 +206,6 @@ void RankTrainer::runOverlapped(Run& r) {
       meter.addCompute(backwardMeasured);
       event("backward", "backward");
     }
-    TETRAD_CHECK(fired.size() == flat.slots().size(), Error,
-                 "rank {}: backward produced {} of {} gradients (a parameter unused by the "
-                 "model?)",
-                 world_.rank(), fired.size(), flat.slots().size());
     // The guard reads the gradients, which the task may still be averaging
     // in place: it waits for the exchange first (with priority this gives up
     // the next forward's overlap; --on-nonfinite off keeps it).

@@ -5,30 +5,13 @@
 #include <torch/csrc/autograd/variable.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/wall_clock.h"
 
 namespace tetrad::train {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double slowdownOf(const ResolvedConfig& config, int rank, int workers) {
-  double slowdown = 1;
-  for (size_t i = 0; i < config.stragglers.size(); ++i) {
-    const Straggler& s = config.stragglers[i];
-    TETRAD_CHECK(s.rank < workers, InvalidArgument,
-                 "invalid --straggler '{}': rank {} does not exist with {} workers",
-                 config.given.stragglers[i], s.rank, workers);
-    if (s.rank == rank) slowdown *= s.factor;
-  }
-  return slowdown;
-}
-
+using Clock = WallClock;
 }  // namespace
 
 Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank, int workers)
@@ -56,7 +39,7 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
         parameters,
         torch::optim::SGDOptions(c.lr).momentum(c.momentum).weight_decay(c.weightDecay)));
   }
-  timer_ = std::make_unique<ComputeTimer>(config.compute, slowdownOf(config, rank, workers),
+  timer_ = std::make_unique<ComputeTimer>(config.compute, stragglerSlowdown(config, rank, workers),
                                           c.computeNoise, c.seed, rank);
   stepsPerEpoch_ = train::stepsPerEpoch(data.train.size(), workers, c.batchSize);
   batchFlops_ = 3.0 * model_->forwardFlops() * c.batchSize;
@@ -84,24 +67,12 @@ void Replica::installReadyHook(size_t slot) {
 }
 
 BatchOutcome Replica::forwardBackward(int64_t step) {
-  const int batch = config_.given.batchSize;
-  const int64_t epoch = step / stepsPerEpoch_;
-  if (epoch != orderEpoch_) {
-    order_ = sampler_.epochOrder(epoch, size_t(stepsPerEpoch_) * size_t(batch));
-    orderEpoch_ = epoch;
-  }
-  const size_t first = size_t(step % stepsPerEpoch_) * size_t(batch);
-  const Clock::time_point start = Clock::now();
-  auto [images, labels] = batches_.gather(std::span(order_).subspan(first, size_t(batch)));
-  flat_->zeroGradients();
-  torch::Tensor logits = model_->forward(images);
-  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
-  loss.backward();
+  const ForwardOutcome forwarded = forward(step, nullptr);
   BatchOutcome outcome;
-  outcome.measured = secondsSince(start);
-  flat_->checkViews();
-  outcome.loss = loss.item<double>();
-  outcome.correct = double(logits.argmax(1).eq(labels).sum().item<int64_t>());
+  for (double seconds : forwarded.stageSeconds) outcome.measured += seconds;
+  outcome.measured += backward();
+  outcome.loss = forwarded.loss;
+  outcome.correct = forwarded.correct;
   outcome.charged = timer_->charge(outcome.measured, batchFlops_, true);
   return outcome;
 }
@@ -131,13 +102,15 @@ ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage
   }
   const size_t first = size_t(step % stepsPerEpoch_) * size_t(batch);
   ForwardOutcome outcome;
+  const Clock::time_point gatherStart = Clock::now();
   auto [images, labels] = batches_.gather(std::span(order_).subspan(first, size_t(batch)));
+  const double gatherSeconds = secondsSince(gatherStart);  // counted with the first stage
   torch::Tensor x = images;
   for (int stage = 0; stage < stageCount(); ++stage) {
     if (beforeStage) beforeStage(stage);
     const Clock::time_point start = Clock::now();
     x = model_->forwardStage(stage, x);
-    outcome.stageSeconds.push_back(secondsSince(start));
+    outcome.stageSeconds.push_back(secondsSince(start) + (stage == 0 ? gatherSeconds : 0.0));
   }
   const Clock::time_point start = Clock::now();
   loss_ = torch::nn::functional::cross_entropy(x, labels);

@@ -52,19 +52,6 @@ int workerCount(const ResolvedConfig& config, const Transport& world) {
   return workers;
 }
 
-// This rank's straggler factor (replica.cc's rule).
-double slowdownOf(const ResolvedConfig& config, int rank, int workers) {
-  double slowdown = 1;
-  for (size_t i = 0; i < config.stragglers.size(); ++i) {
-    const Straggler& s = config.stragglers[i];
-    TETRAD_CHECK(s.rank < workers, InvalidArgument,
-                 "invalid --straggler '{}': rank {} does not exist with {} workers",
-                 config.given.stragglers[i], s.rank, workers);
-    if (s.rank == rank) slowdown *= s.factor;
-  }
-  return slowdown;
-}
-
 class TimingRank {
  public:
   TimingRank(const ResolvedConfig& config, const TimingWorkload& workload, Transport& world,
@@ -172,7 +159,7 @@ RankResult TimingRank::run() {
     const double peak = config_.linearScaling ? c.lr * workers_ : c.lr;
     schedule_ = std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, perEpoch_, total_);
     timer_ = std::make_unique<ComputeTimer>(config_.compute,
-                                            slowdownOf(config_, world_.rank(), workers_),
+                                            stragglerSlowdown(config_, world_.rank(), workers_),
                                             c.computeNoise, c.seed, world_.rank());
     batchFlops_ = 3.0 * workload_.forwardFlops * c.batchSize;
     stepFlops_ = 4.0 * double(floats);

@@ -70,6 +70,18 @@ uint64_t bucketBytes(const std::string& text, const std::string& compress) {
   return parseBytes(text);
 }
 
+double stragglerSlowdown(const ResolvedConfig& config, int rank, int workers) {
+  double slowdown = 1;
+  for (size_t i = 0; i < config.stragglers.size(); ++i) {
+    const Straggler& s = config.stragglers[i];
+    TETRAD_CHECK(s.rank < workers, InvalidArgument,
+                 "invalid --straggler '{}': rank {} does not exist with {} workers",
+                 config.given.stragglers[i], s.rank, workers);
+    if (s.rank == rank) slowdown *= s.factor;
+  }
+  return slowdown;
+}
+
 ResolvedConfig resolveConfig(const TrainConfig& c) {
   ResolvedConfig r;
   r.given = c;

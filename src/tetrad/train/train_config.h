@@ -113,6 +113,10 @@ const std::vector<std::string>& knownModels();
 // file system or the data.
 ResolvedConfig resolveConfig(const TrainConfig& config);
 
+// The product of --straggler factors naming `rank` (1 when none); throws
+// InvalidArgument for a straggler rank that does not exist among `workers`.
+double stragglerSlowdown(const ResolvedConfig& config, int rank, int workers);
+
 // The ranks a launch needs for `workers` workers (dedicated servers added).
 int worldSizeFor(const ResolvedConfig& config, int workers);
 
