@@ -45,6 +45,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tetrad: error: %s\n", e.what());
     std::fflush(stderr);
     return 1;
+  } catch (const tetrad::Interrupted& e) {
+    // Every rank stopped after the same iteration and wrote its checkpoint.
+    std::fprintf(stderr, "tetrad: %s\n", e.what());
+    std::fflush(stderr);
+    return 3;
   } catch (const tetrad::InvalidArgument& e) {
     std::fprintf(stderr, "tetrad: error: %s\n", e.what());
     std::fflush(stderr);

@@ -119,6 +119,13 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--stall-warn", c.stallWarn,
                   "Seconds a wait may last before a stall line names what it waits for "
                   "(default: a tenth of --timeout; 0: off)");
+  cmd->add_option("--checkpoint-every", c.checkpointEvery,
+                  "Write a checkpoint every N iterations and at epoch ends (0: only when "
+                  "stopped by SIGINT/SIGTERM)")
+      ->capture_default_str();
+  cmd->add_option("--resume", c.resume,
+                  "Continue the run in folder RUNDIR from its newest complete checkpoint (give "
+                  "the same flags as the run that wrote it)");
 }
 
 namespace {

@@ -16,4 +16,50 @@ void Exchange::serve() {
   TETRAD_FAIL(Unsupported, "--arch {} has no server ranks", spec());
 }
 
+ByteBuffer Exchange::saveState() const {
+  TETRAD_FAIL(Unsupported, "--arch {}: checkpoints of this architecture are not yet supported",
+              spec());
+}
+
+void Exchange::loadState(ConstBytes) {
+  TETRAD_FAIL(Unsupported, "--arch {}: checkpoints of this architecture are not yet supported",
+              spec());
+}
+
+ByteBuffer saveCompressorStates(std::span<const std::vector<CompressorState>> streams) {
+  ByteBuffer bytes;
+  bytes.reserve(sizeof(uint32_t) + streams.size() * sizeof(uint64_t));
+  ByteWriter out(bytes);
+  out.put<uint32_t>(uint32_t(streams.size()));
+  for (const std::vector<CompressorState>& states : streams) {
+    out.put<uint64_t>(states.size());
+    for (const CompressorState& state : states) {
+      const ByteBuffer one = state.serialize();
+      out.put<uint64_t>(one.size());
+      out.putBytes(one);
+    }
+  }
+  return bytes;
+}
+
+void loadCompressorStates(ConstBytes bytes, std::span<std::vector<CompressorState>> streams,
+                          std::string_view who) {
+  ByteReader in(bytes);
+  const auto streamCount = in.get<uint32_t>("stream count");
+  TETRAD_CHECK(streamCount == streams.size(), InvalidArgument,
+               "{}: the checkpoint holds {} compressor streams, this run has {}", who, streamCount,
+               streams.size());
+  for (std::vector<CompressorState>& states : streams) {
+    const auto count = in.get<uint64_t>("unit count");
+    TETRAD_CHECK(count == states.size(), InvalidArgument,
+                 "{}: the checkpoint holds compressor states of {} units, this run's plan has {}",
+                 who, count, states.size());
+    for (CompressorState& state : states) {
+      const auto length = in.get<uint64_t>("compressor state length");
+      state = CompressorState::deserialize(in.getBytes(size_t(length), "compressor state"));
+    }
+  }
+  in.expectEnd("compressor states");
+}
+
 }  // namespace tetrad

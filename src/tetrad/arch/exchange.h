@@ -111,7 +111,25 @@ class Exchange {
 
   // This rank's server statistics (empty on ranks without a server).
   virtual ExchangeStats stats() const { return {}; }
+
+  // Checkpoints (train/checkpoint_store.h), workers only, between
+  // iterations: the state that decides this worker's future exchanges
+  // (compressor states per stream and unit, CHOCO's public copies), as
+  // bytes. loadState() takes what saveState() of the same architecture,
+  // plan and worker wrote; ProtocolError or InvalidArgument otherwise.
+  // Default: Unsupported naming the architecture (state held by servers or
+  // passive tasks is not checkpointed).
+  virtual ByteBuffer saveState() const;
+  virtual void loadState(ConstBytes state);
 };
+
+// Helpers for saveState()/loadState(): every stream's compressor states,
+// one per unit (bucket or partition), each as CompressorState::serialize().
+ByteBuffer saveCompressorStates(std::span<const std::vector<CompressorState>> streams);
+// Replaces the states of `streams`; the counts must match (InvalidArgument
+// naming `who` otherwise).
+void loadCompressorStates(ConstBytes bytes, std::span<std::vector<CompressorState>> streams,
+                          std::string_view who);
 
 using ExchangePtr = std::unique_ptr<Exchange>;
 

@@ -62,6 +62,14 @@ class NonFiniteError : public Error {
   using Error::Error;
 };
 
+// A stop signal (SIGINT, SIGTERM) ended a training run after every rank
+// wrote a checkpoint (train/stop_signal.h); thrown on every rank alike. The
+// command exits with status 3.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+};
+
 // Rethrows the exception being handled (call it only inside a catch block) as
 // the same tetrad error type with `prefix` put in front of its message,
 // unless the message already starts with it ("rank 3: ", "allreduce ...: ").

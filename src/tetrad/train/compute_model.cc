@@ -1,5 +1,7 @@
 #include "tetrad/train/compute_model.h"
 
+#include <sstream>
+
 #include <cmath>
 
 #include "tetrad/core/error.h"
@@ -87,6 +89,18 @@ double ComputeTimer::charge(double measured, double flops, bool chargesFixed) {
     seconds *= std::exp(noiseSigma_ * normal_(rng_) - 0.5 * noiseSigma_ * noiseSigma_);
   }
   return seconds;
+}
+
+std::string ComputeTimer::saveState() const {
+  std::ostringstream out;
+  out << rng_ << ' ' << normal_;
+  return out.str();
+}
+
+void ComputeTimer::loadState(const std::string& state) {
+  std::istringstream in(state);
+  in >> rng_ >> normal_;
+  TETRAD_CHECK(!in.fail(), InvalidArgument, "checkpoint: unreadable compute-noise state");
 }
 
 }  // namespace tetrad::train

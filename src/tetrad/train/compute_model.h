@@ -56,6 +56,11 @@ class ComputeTimer {
   // its whole per-iteration time on the phase with `chargesFixed`.
   double charge(double measured, double flops, bool chargesFixed);
 
+  // The noise stream's state (checkpoints): text from the standard library's
+  // engine and distribution streaming operators.
+  std::string saveState() const;
+  void loadState(const std::string& state);
+
  private:
   ComputeSpec spec_;
   double slowdown_;

@@ -118,23 +118,41 @@ std::optional<NonFiniteFinding> NonFiniteGuard::checkLocal(int64_t iteration, do
 }
 
 std::optional<NonFiniteFinding> NonFiniteGuard::agree(int64_t iteration, double loss,
-                                                      std::span<float> gradients) {
+                                                      std::span<float> gradients,
+                                                      bool stopRequested) {
   inject(iteration, gradients);
-  const float mine = float(nonFiniteCode(loss, gradients, slots_));
+  const uint32_t code = nonFiniteCode(loss, gradients, slots_);
+  const float mine = float(code * 2 + (stopRequested ? 1 : 0));
   std::vector<float> codes(size_t(workers_.size()), 0.0f);
   allgather(workers_, std::span<const float>(&mine, 1), codes,
             {AllgatherAlgorithm::kRecursiveDoubling, tag_});
   if (!workers_.carriesPayload()) codes.assign(codes.size(), 0.0f);  // sizes only
   codes[size_t(workers_.rank())] = mine;
+  std::optional<NonFiniteFinding> finding;
+  stopAgreed_ = false;
   for (int r = 0; r < workers_.size(); ++r) {
-    const float code = codes[size_t(r)];
-    if (code == 0.0f) continue;
-    TETRAD_CHECK(code >= 1.0f && code < float(1 << 24) && code == std::floor(code), ProtocolError,
-                 "rank {}: non-finite guard: rank {} sent the invalid code {}", workers_.rank(), r,
-                 code);
-    return findingOf(r, uint32_t(code));
+    const float value = codes[size_t(r)];
+    TETRAD_CHECK(value >= 0.0f && value < float(1 << 24) && value == std::floor(value),
+                 ProtocolError, "rank {}: non-finite guard: rank {} sent the invalid code {}",
+                 workers_.rank(), r, value);
+    const auto received = uint32_t(value);
+    stopAgreed_ = stopAgreed_ || (received & 1u) != 0;
+    if (received >= 2 && !finding) finding = findingOf(r, received / 2);
   }
-  return std::nullopt;
+  return finding;
+}
+
+bool agreeOnStop(Transport& workers, Tag tag, bool stopRequested) {
+  const float mine = stopRequested ? 1.0f : 0.0f;
+  std::vector<float> flags(size_t(workers.size()), 0.0f);
+  allgather(workers, std::span<const float>(&mine, 1), flags,
+            {AllgatherAlgorithm::kRecursiveDoubling, tag});
+  if (!workers.carriesPayload()) flags.assign(flags.size(), 0.0f);
+  flags[size_t(workers.rank())] = mine;
+  for (float flag : flags) {
+    if (flag != 0.0f) return true;
+  }
+  return false;
 }
 
 }  // namespace tetrad::train

@@ -76,12 +76,18 @@ class NonFiniteGuard {
   // Collective (every worker, every iteration): the lowest rank's finding,
   // or nothing when every worker's values are finite.
   // `iteration` counts from 1.
-  std::optional<NonFiniteFinding> agree(int64_t iteration, double loss, std::span<float> gradients);
+  // `stopRequested`: this worker saw a stop signal (stop_signal.h); the
+  // request rides on the same float (code × 2 + 1), and stopAgreed() then
+  // tells every worker alike whether any worker asked.
+  std::optional<NonFiniteFinding> agree(int64_t iteration, double loss, std::span<float> gradients,
+                                        bool stopRequested = false);
+  bool stopAgreed() const { return stopAgreed_; }
   // This worker only (push-pull).
   std::optional<NonFiniteFinding> checkLocal(int64_t iteration, double loss,
                                              std::span<float> gradients);
 
   void countSkip() { ++skipped_; }
+  void restoreSkipped(int64_t skipped) { skipped_ = skipped; }  // checkpoints
   int64_t skipped() const { return skipped_; }
 
  private:
@@ -93,9 +99,14 @@ class NonFiniteGuard {
   std::vector<ParameterSlot> slots_;
   NonFinitePolicy policy_;
   int64_t skipped_ = 0;
+  bool stopAgreed_ = false;
   int injectRank_ = -1;  // test hook (see above)
   int64_t injectIteration_ = -1;
   bool injectInf_ = false;
 };
+
+// Without the guard (--on-nonfinite off): the workers agree whether any of
+// them asked to stop (one float each, the same all-gather); collective.
+bool agreeOnStop(Transport& workers, Tag tag, bool stopRequested);
 
 }  // namespace tetrad::train

@@ -98,6 +98,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.consensusTag = r.tags.reserve(kConsensusTagSpan, "consensus metrics");
   r.guardTag = r.tags.reserve(kCollectiveTagSpan, "non-finite guard");
   r.timelineTag = r.tags.reserve(kTimelineTagSpan, "timeline");
+  r.checkpointTag = r.tags.reserve(2 * kCollectiveTagSpan, "checkpoints");
   r.timeline = std::make_unique<Timeline>(
       world_.rank(),
       TimelineOptions{c.timeline == "on", c.timelineIterations, c.timelineIterations, 1000});
@@ -190,8 +191,10 @@ RankResult RankTrainer::run(bool keepParameters) {
       r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
     }
     r.exchange->start(r.replica->flat().parameters());
+    setUpCheckpoints(r);
     // Set-up (the initial broadcast, seeding the servers) is not training.
     r.meter = std::make_unique<RunMeter>(world_);
+    if (!c.resume.empty()) restoreCheckpoint(r);
     if (pushPull) {
       runPushPull(r);
     } else if (r.scheduler->overlapsBackward()) {
@@ -247,9 +250,12 @@ void RankTrainer::runCollective(Run& r) {
   // Gossip mixes models where the others average: D-PSGD mixes after every
   // step (adapt, then combine), local:H every H steps.
   const bool mixes = r.exchange->mixesModels();
-  std::vector<float> anchor, change;
-  if (r.sync->averagesModels() && !mixes) anchor.assign(params.begin(), params.end());
-  int64_t iteration = 0, mixSteps = 0;
+  std::vector<float>& anchor = r.anchor;  // checkpointed
+  std::vector<float> change;
+  if (r.sync->averagesModels() && !mixes && anchor.empty()) {
+    anchor.assign(params.begin(), params.end());
+  }
+  int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
     const double lr = r.schedule->at(iteration);
     SyncPoint point = r.sync->at(iteration);
@@ -284,7 +290,7 @@ void RankTrainer::runCollective(Run& r) {
                     iteration);
     if (point.averageModels && mixes) {
       const double start = world_.now();
-      r.exchange->mixModels(params, mixSteps++);
+      r.exchange->mixModels(params, r.mixSteps++);
       r.meter->addComm(world_.now() - start);
       r.timeline->add(TimelineTrack::kCommunication, "gossip", "comm", start, world_.now(),
                       iteration);
@@ -311,8 +317,9 @@ void RankTrainer::runCollective(Run& r) {
     const bool epochEnd = iteration % r.perEpoch == 0;
     const int64_t every = config_.given.evalEvery;
     if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration);
+    if (endIteration(r, iteration, epochEnd)) break;
   }
-  if (r.lastEval != iteration) evaluate(r, iteration);
+  if (r.lastEval != iteration && r.result.status != "interrupted") evaluate(r, iteration);
 }
 
 void RankTrainer::runPushPull(Run& r) {

@@ -58,8 +58,9 @@ struct RankResult {
   std::vector<RankTotals> ranks;                  // every rank of the world, in rank order
   std::map<int64_t, int64_t> stalenessHistogram;  // push-pull: over all applied updates
   std::vector<float> parameters;                  // final flat parameters (when requested)
-  // "finished", or "diverged" when the non-finite guard stopped the run
-  // (`error` then names rank, iteration and tensor; every worker agrees).
+  // "finished", "diverged" when the non-finite guard stopped the run
+  // (`error` then names rank, iteration and tensor; every worker agrees), or
+  // "interrupted" when a stop signal did (after writing a checkpoint).
   std::string status = "finished";
   std::string error;
   int64_t skippedSteps = 0;  // --on-nonfinite skip: iterations skipped by every worker
@@ -88,6 +89,20 @@ class RankTrainer {
   bool guardStep(Run& run, int64_t iteration, double loss);
   // Push-pull: this worker's own check before its update is pushed.
   void guardPushPull(Run& run, int64_t iteration, double loss);
+  // Checkpoints and stop signals (rank_trainer_checkpoint.cc).
+  void setUpCheckpoints(Run& run);
+  // Collective over the workers, at the first checkpoint: false when there
+  // is no run folder (library use without a recorder).
+  bool openCheckpointStore(Run& run);
+  void restoreCheckpoint(Run& run);  // collective: every worker fails alike
+  int64_t loadCheckpoint(Run& run);   // this worker's file; returns its iteration
+  void saveCheckpoint(Run& run, int64_t iteration);
+  // --checkpoint-every's iterations (and epoch ends), the last excluded.
+  bool checkpointDue(const Run& run, int64_t iteration, bool epochEnd) const;
+  // After iteration `iteration` (from 1) of a collective loop: writes the
+  // checkpoint when due and returns true when the workers agreed to stop
+  // (run.result.status "interrupted").
+  bool endIteration(Run& run, int64_t iteration, bool epochEnd);
 
   const ResolvedConfig& config_;
   const DataSplits& data_;

@@ -6,6 +6,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/rank_trainer_run.h"
+#include "tetrad/train/stop_signal.h"
 
 namespace tetrad::train {
 
@@ -13,7 +14,8 @@ bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss) {
   if (!r.guard) return false;
   const double start = world_.now();
   const std::optional<NonFiniteFinding> finding =
-      r.guard->agree(iteration + 1, loss, r.replica->flat().gradients());
+      r.guard->agree(iteration + 1, loss, r.replica->flat().gradients(),
+                     r.checkpointing && pendingStopSignal(iteration + 1) != 0);
   r.meter->addComm(world_.now() - start);
   r.timeline->add(TimelineTrack::kCommunication, "non-finite check", "comm", start, world_.now(),
                   iteration);

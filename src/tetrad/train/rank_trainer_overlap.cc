@@ -113,7 +113,7 @@ void RankTrainer::runOverlapped(Run& r) {
   };
 
   std::vector<double> lastForward;  // measured mode: iteration i−1's charged stage times
-  int64_t iteration = 0;
+  int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
     const double lr = r.schedule->at(iteration);
     current = iteration;
@@ -231,9 +231,12 @@ void RankTrainer::runOverlapped(Run& r) {
       flush();
       evaluate(r, iteration);
     }
+    // A checkpoint holds no update in flight.
+    if (checkpointDue(r, iteration, epochEnd) || (r.guard && r.guard->stopAgreed())) flush();
+    if (endIteration(r, iteration, epochEnd)) break;
   }
   flush();
-  if (r.lastEval != iteration) evaluate(r, iteration);
+  if (r.lastEval != iteration && r.result.status != "interrupted") evaluate(r, iteration);
   replica.onGradientReady(nullptr);
   pipeline.stop();
 }

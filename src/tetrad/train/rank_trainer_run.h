@@ -8,6 +8,7 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/batch.h"
+#include "tetrad/train/checkpoint_store.h"
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/sched/timeline.h"
 #include "tetrad/train/nonfinite_guard.h"
@@ -45,6 +46,17 @@ struct RankTrainer::Run {
   // Push-pull workers between start and stop: each on its own, so nothing
   // collective (AD-PSGD's x̄ and consensus wait for the end of the run).
   bool apart = false;
+  // Checkpoints (rank_trainer_checkpoint.cc): workers' store, the iteration
+  // the loop starts from (a resumed run: the checkpoint's), the collective
+  // loop's own state (Local SGD's anchor, gossip mixing steps).
+  bool checkpointing = false;  // takes checkpoints, or acts on a stop signal
+  std::unique_ptr<CheckpointStore> checkpoints;  // from the first checkpoint on
+  Tag checkpointTag = 0;  // two collective spans: resume agreement, then the folder
+  int64_t firstIteration = 0;
+  double resumeClock = 0;  // a resumed run: the checkpoint's clock and meter
+  ByteBuffer resumeMeter;
+  std::vector<float> anchor;
+  int64_t mixSteps = 0;
   RankResult result;
 };
 

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "tetrad/core/bytes.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/compute_model.h"
 #include "tetrad/train/dataset.h"
@@ -98,6 +99,15 @@ class Replica {
   // True when the compute model charges measured times (else fixed: or
   // flops:, which are known before computing).
   bool chargesMeasured() const { return config_.compute.kind == ComputeSpec::Kind::kMeasured; }
+
+  // --- Checkpoints (replica_state.cc) ---
+  // Everything of this replica that decides its future: the parameters, the
+  // optimizers' momentum buffers, the model's buffers (batch-norm
+  // statistics) and the compute model's noise stream. The data order is a
+  // function of the seed and the epoch, so it needs no state. loadState()
+  // checks every size and names `origin` (the file) when one differs.
+  ByteBuffer saveState();
+  void loadState(ConstBytes state, const std::string& origin);
 
  private:
   const ResolvedConfig& config_;

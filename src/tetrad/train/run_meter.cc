@@ -112,6 +112,48 @@ RankTotals RunMeter::totals(RankRole role) const {
   return t;
 }
 
+ByteBuffer RunMeter::saveState() const {
+  ByteBuffer bytes;
+  bytes.reserve(128);
+  ByteWriter out(bytes);
+  out.put(world_.now());
+  out.put(start_);
+  out.put(evalTime_);
+  out.put(wallTime());
+  out.put(bytesSent());
+  out.put(bytesReceived());
+  for (double value : {computeTime_, commTime_, windowLoss_, windowCorrect_, windowSamples_,
+                       windowStaleness_, windowUpdates_, lastLoss_, lastAccuracy_}) {
+    out.put(value);
+  }
+  out.put(windowMaxStaleness_);
+  return bytes;
+}
+
+void RunMeter::loadState(ConstBytes state) {
+  ByteReader in(state);
+  const auto savedNow = in.get<double>("clock");
+  const auto savedStart = in.get<double>("start");
+  evalTime_ = in.get<double>("evaluation time");
+  const auto wall = in.get<double>("wall time");
+  const auto sent = in.get<uint64_t>("bytes sent");
+  const auto received = in.get<uint64_t>("bytes received");
+  const double now = world_.now();
+  start_ = now == savedNow ? savedStart : savedStart + (now - savedNow);
+  wallStart_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(wall));
+  evalWall_ = 0;
+  sentAtStart_ = world_.traffic().totalBytesSent() - sent;
+  receivedAtStart_ = world_.traffic().totalBytesReceived() - received;
+  evalSent_ = evalReceived_ = 0;
+  for (double* value : {&computeTime_, &commTime_, &windowLoss_, &windowCorrect_, &windowSamples_,
+                        &windowStaleness_, &windowUpdates_, &lastLoss_, &lastAccuracy_}) {
+    *value = in.get<double>("meter total");
+  }
+  windowMaxStaleness_ = in.get<int64_t>("window staleness");
+  in.expectEnd("meter state");
+}
+
 std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag) {
   ByteBuffer bytes;
   ByteWriter writer(bytes);

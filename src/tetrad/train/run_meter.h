@@ -63,6 +63,13 @@ class RunMeter {
 
   RankTotals totals(RankRole role) const;
 
+  // Checkpoints: every total and the metrics window. loadState() continues
+  // the books on this meter's engine clock: training time resumes at the
+  // saved value (exactly when the clock was brought back to the saved
+  // instant, as a resumed simulation is), traffic at the saved counts.
+  ByteBuffer saveState() const;
+  void loadState(ConstBytes state);
+
  private:
   using Clock = std::chrono::steady_clock;
   Transport& world_;

@@ -10,15 +10,35 @@
 
 namespace tetrad::train {
 
-RunRecorder::RunRecorder(std::string folder, bool progress)
+RunRecorder::RunRecorder(std::string folder, bool progress, bool resume)
     : folder_(std::move(folder)), progress_(progress) {
   std::error_code ec;
   std::filesystem::create_directories(folder_, ec);
   TETRAD_CHECK(!ec && std::filesystem::is_directory(folder_), InvalidArgument,
                "cannot create the run folder '{}' ({}); pass --out DIR", folder_, ec.message());
   std::string path = (std::filesystem::path(folder_) / "metrics.jsonl").string();
-  metrics_.open(path, std::ios::trunc);
+  metrics_.open(path, resume ? std::ios::app : std::ios::trunc);
   TETRAD_CHECK(metrics_.good(), InvalidArgument, "cannot write '{}'", path);
+}
+
+uint64_t RunRecorder::metricsBytes() {
+  metrics_.flush();
+  return uint64_t(metrics_.tellp());
+}
+
+void RunRecorder::resumeMetricsAt(uint64_t bytes) {
+  const std::filesystem::path path = std::filesystem::path(folder_) / "metrics.jsonl";
+  metrics_.close();
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  TETRAD_CHECK(!ec && size >= bytes, InvalidArgument,
+               "--resume {}: metrics.jsonl has {} bytes, the checkpoint was taken after {}",
+               folder_, ec ? 0 : size, bytes);
+  std::filesystem::resize_file(path, bytes, ec);
+  TETRAD_CHECK(!ec, InvalidArgument, "--resume {}: cannot cut metrics.jsonl back: {}", folder_,
+               ec.message());
+  metrics_.open(path, std::ios::app);
+  TETRAD_CHECK(metrics_.good(), InvalidArgument, "cannot append to '{}'", path.string());
 }
 
 RunRecorder::~RunRecorder() {

@@ -52,13 +52,21 @@ class RunRecorder {
  public:
   // Creates `folder` (and parents); throws InvalidArgument when it cannot.
   // `progress`: print progress lines on stderr.
-  RunRecorder(std::string folder, bool progress);
+  // `resume`: the folder holds a run being resumed; metrics.jsonl is kept
+  // (resumeMetricsAt() cuts it back to the checkpoint).
+  RunRecorder(std::string folder, bool progress, bool resume = false);
   ~RunRecorder();
 
   const std::string& folder() const { return folder_; }
   void writeConfig(const std::string& json);
   void writeSummary(const std::string& json);
   void record(const MetricsRecord& record);
+  // Bytes of metrics.jsonl written so far (a checkpoint keeps it).
+  uint64_t metricsBytes();
+  // Cuts metrics.jsonl back to `bytes` (the lines written after the
+  // checkpoint go) and appends from there; InvalidArgument when the file is
+  // shorter.
+  void resumeMetricsAt(uint64_t bytes);
   // Prints `line` on stderr unless one was printed less than a second ago
   // (10 s when stderr is not a terminal); `force` prints anyway.
   void progress(const std::string& line, bool force);

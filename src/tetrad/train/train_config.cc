@@ -201,6 +201,27 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "invalid --stall-warn {}: seconds >= 0 (0: no stall reports; default: a tenth of "
                "--timeout)",
                c.stallWarn);
+  TETRAD_CHECK(c.checkpointEvery >= 0, InvalidArgument,
+               "invalid --checkpoint-every {}: iterations >= 0 (0: only on SIGINT/SIGTERM)",
+               c.checkpointEvery);
+  r.checkpointable = !c.timingOnly && sync->mode() != SyncMode::kPushPull &&
+                     !(r.arch.family == "ps" && r.pullCompress != "none");
+  r.stopsOnSignal = r.checkpointable &&
+                    (r.onNonFinite != NonFinitePolicy::kOff || c.checkpointEvery > 0);
+  const bool wantsCheckpoints = c.checkpointEvery > 0 || !c.resume.empty();
+  TETRAD_CHECK(!wantsCheckpoints || !c.timingOnly, InvalidArgument,
+               "--checkpoint-every/--resume: a --timing-only run has no model to checkpoint");
+  TETRAD_CHECK(!wantsCheckpoints || sync->mode() != SyncMode::kPushPull, Unsupported,
+               "--checkpoint-every/--resume with --sync {}: checkpoints of push-pull runs (the "
+               "servers' weights and clocks, AD-PSGD's passive tasks) are not yet supported",
+               r.sync);
+  TETRAD_CHECK(!wantsCheckpoints || r.checkpointable, Unsupported,
+               "--checkpoint-every/--resume with --ps-pull-compress {}: checkpoints of the "
+               "servers' compressor state are not yet supported",
+               r.pullCompress);
+  TETRAD_CHECK(c.resume.empty() || c.out.empty() || c.out == c.resume, InvalidArgument,
+               "--resume {} continues that run in its own folder; --out {} names another",
+               c.resume, c.out);
   return r;
 }
 
@@ -256,6 +277,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["out"] = c.out;
   j["timing_only"] = c.timingOnly;
   j["timeline"] = c.timeline;
+  j["checkpoint_every"] = c.checkpointEvery;
   return j.dump(2);
 }
 

@@ -83,6 +83,10 @@ struct TrainConfig {
   std::string onNonFinite = "stop";  // stop | skip (nonfinite_guard.h)
   bool checkCollectives = false;     // fingerprint every collective call
   double stallWarn = -1;             // seconds; -1: timeout / 10; 0: no stall reports
+  // Checkpoints (checkpoint_store.h): every N iterations and at epoch ends
+  // (0: only on SIGINT/SIGTERM); --resume RUNDIR continues that run.
+  int64_t checkpointEvery = 0;
+  std::string resume;
 };
 
 // The configuration parsed once into typed values; see the header comment.
@@ -104,6 +108,13 @@ struct ResolvedConfig {
   uint64_t bucketBytes = 0;
   uint64_t psPartitionBytes = 0;
   NonFinitePolicy onNonFinite = NonFinitePolicy::kStop;
+  // The run can be checkpointed (collective sync, real training).
+  bool checkpointable = false;
+  // SIGINT/SIGTERM end it cleanly after a checkpoint: it can be
+  // checkpointed and its workers can agree on a stop, through the non-finite
+  // guard's per-iteration check or at --checkpoint-every's boundaries.
+  // Otherwise the signals keep their default action.
+  bool stopsOnSignal = false;
 };
 
 // Names accepted by --model (models.h builds each of them).

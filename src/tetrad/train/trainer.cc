@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <optional>
 
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
@@ -14,6 +15,7 @@
 #include "tetrad/train/partition.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
+#include "tetrad/train/stop_signal.h"
 #include "tetrad/train/timing_trainer.h"
 #include "tetrad/transport/diagnostics.h"
 #include "tetrad/transport/launcher.h"
@@ -179,8 +181,18 @@ TrainSummary runTraining(const TrainConfig& flags) {
   const bool output = isOutputProcess();
   const int64_t parameters = countParameters(c.model, data.train.channels, data.train.height,
                                              data.train.width, data.train.numClasses);
+  if (!c.resume.empty()) {
+    TETRAD_CHECK(std::filesystem::is_directory(c.resume), InvalidArgument,
+                 "--resume {}: no such run folder", c.resume);
+  }
   TrainSummary summary;
-  std::string diverged;  // the agreed error of a run the non-finite guard stopped
+  std::string diverged;     // the agreed error of a run the non-finite guard stopped
+  std::string interrupted;  // the agreed error of a run a stop signal ended
+  // SIGINT/SIGTERM end the run cleanly (checkpoint, status "interrupted")
+  // where the workers can agree on it; elsewhere they keep their default
+  // action (train_config.h).
+  std::optional<StopSignalScope> signals;
+  if (config.stopsOnSignal) signals.emplace();
   launch(launchOptions, [&](Transport& t) {
     t.diagnostics().setCheckCollectives(c.checkCollectives);
     t.diagnostics().setStallWarnSeconds(c.stallWarn);
@@ -190,7 +202,8 @@ TrainSummary runTraining(const TrainConfig& flags) {
     if (t.rank() == 0 && output) {
       std::string name = c.name.empty() ? defaultRunName(config, workers) : c.name;
       std::string folder = c.out.empty() ? (std::filesystem::path("runs") / name).string() : c.out;
-      recorder = std::make_unique<RunRecorder>(folder, !c.quiet);
+      if (!c.resume.empty()) folder = c.resume;
+      recorder = std::make_unique<RunRecorder>(folder, !c.quiet, !c.resume.empty());
       recorder->writeConfig(configToJson(config, workers));
       std::printf(
           "tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
@@ -203,6 +216,7 @@ TrainSummary runTraining(const TrainConfig& flags) {
     RankTrainer trainer(config, data, t, recorder.get());
     RankResult r = trainer.run();
     if (r.status == "diverged") diverged = r.error;
+    if (r.status == "interrupted") interrupted = r.error;
     if (t.rank() != 0) return;
     summary.status = r.status;
     summary.error = r.error;
@@ -249,6 +263,7 @@ TrainSummary runTraining(const TrainConfig& flags) {
   });
   // Every rank ended the run together: no rank is left waiting (error.h).
   if (!diverged.empty()) TETRAD_FAIL(NonFiniteError, "{}", diverged);
+  if (!interrupted.empty()) TETRAD_FAIL(Interrupted, "{}", interrupted);
   return summary;
 }
 

@@ -45,6 +45,27 @@ class GossipExchange final : public Exchange {
 
   bool mixesModels() const override { return true; }
 
+  // D-PSGD keeps nothing between steps (the mixer's buffers are scratch);
+  // CHOCO-SGD its public copies, compressor state and step count.
+  ByteBuffer saveState() const override { return gamma_ > 0 ? choco_.serialize() : ByteBuffer{}; }
+  void loadState(ConstBytes state) override {
+    if (gamma_ <= 0) {
+      TETRAD_CHECK(state.empty(), InvalidArgument,
+                   "rank {}: --arch {}: the checkpoint holds CHOCO state, this run is D-PSGD",
+                   transport_.rank(), spec());
+      return;
+    }
+    ChocoState loaded = ChocoState::deserialize(state);
+    TETRAD_CHECK(loaded.rank == choco_.rank && loaded.ranks == choco_.ranks &&
+                     loaded.count() == choco_.count(),
+                 InvalidArgument,
+                 "rank {}: --arch {}: the checkpoint's CHOCO state is of rank {} with {} "
+                 "neighbours and {} floats, this run's of rank {} with {} and {}",
+                 transport_.rank(), spec(), loaded.rank, loaded.ranks.size(), loaded.count(),
+                 choco_.rank, choco_.ranks.size(), choco_.count());
+    choco_ = std::move(loaded);
+  }
+
   void mixModels(std::span<float> params, int64_t step) override {
     if (gamma_ > 0) {
       ChocoOptions options;

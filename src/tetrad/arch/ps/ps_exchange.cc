@@ -80,6 +80,18 @@ class PsExchange final : public Exchange {
 
   bool isServerRank() const override { return world_.rank() >= layout_.workers; }
 
+  // Workers' push states only: a checkpoint is taken between rounds, when
+  // a summing shard holds nothing; shards that hold weights (ssp, asp) or
+  // pull-compressor state are refused.
+  ByteBuffer saveState() const override {
+    checkCheckpointable();
+    return saveCompressorStates(states_);
+  }
+  void loadState(ConstBytes state) override {
+    checkCheckpointable();
+    loadCompressorStates(state, states_, fmt::format("rank {}: {}", world_.rank(), spec()));
+  }
+
   void serve() override {
     TETRAD_CHECK(isServerRank() && shard_, InvalidArgument, "rank {} is not a server rank",
                  world_.rank());
@@ -257,6 +269,17 @@ class PsExchange final : public Exchange {
   CompressorPtr push_, pull_;
   PsLayout layout_;
   std::vector<CompressorState> states_[kExchangeStreams];
+
+  void checkCheckpointable() const {
+    TETRAD_CHECK(layout_.mode == ps::ShardMode::kSum, Unsupported,
+                 "--arch {} with ssp/asp: checkpoints of the servers' weights and clocks are not "
+                 "yet supported",
+                 spec());
+    TETRAD_CHECK(pull_->isIdentity(), Unsupported,
+                 "--arch {} with --ps-pull-compress {}: checkpoints of the servers' compressor "
+                 "state are not yet supported",
+                 spec(), pull_->spec());
+  }
   std::unique_ptr<ps::PsShard> shard_;
   TaskPtr task_;
   std::vector<ByteBuffer> messages_;
