@@ -19,15 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
-#include "tetrad/core/units.h"
-#include "tetrad/sched/pipeline_cost.h"
-#include "tetrad/sched/plan_spec.h"
-#include "tetrad/sched/planned_scheduler.h"
 #include "tetrad/sched/timeline.h"
-#include "tetrad/train/models.h"
-#include "tetrad/train/schedule_setup.h"
+#include "tetrad/train/sched_bench.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/cluster_network.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {
@@ -90,31 +84,7 @@ Timed timeIt(const std::string& sched, const std::string& cluster, const std::st
   Timed t;
   t.perIteration = summary.trainTime / double(summary.iterations);
   // The pipeline formula from the same inputs the trainer plans with.
-  torch::manual_seed(1);
-  ModelPtr model = makeModel("cnn", {1, 28, 28, 10});
-  ScheduleInputs inputs;
-  std::vector<double> stageFlops;
-  for (int s = 0; s < model->stageCount(); ++s) stageFlops.push_back(model->stageFlops(s));
-  for (const auto& [name, p] : model->named_parameters().pairs()) {
-    inputs.slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
-    inputs.slotStage.push_back(model->stageOfParameter(name));
-  }
-  const double seconds = parseDuration(fixed);
-  inputs.backwardSeconds = plannedBackwardSeconds(seconds, inputs.slotStage, stageFlops);
-  std::vector<double> forward;
-  double total = 0;
-  for (double f : stageFlops) total += f;
-  for (double f : stageFlops) forward.push_back(seconds / 3 * f / total);
-  const ClusterNetwork net = clusterNetwork(cluster);
-  CostParams params;
-  params.alpha = net.latency;
-  params.beta = 1 / net.bandwidth;
-  const sched::CommCost cost = sched::allreduceCommCost(AllreduceAlgorithm::kRing, 4, params);
-  const std::vector<sched::TensorSlot> slots = readyOrderSlots(inputs);
-  const sched::SchedulePlan plan = sched::parseSchedulePlanSpec(sched).plan(slots, cost);
-  const sched::IterationPrediction p = sched::predictIteration(slots, forward, plan, cost);
-  t.predicted = sched == "priority" || sched.rfind("priority:", 0) == 0 ? p.overlappedSeconds
-                                                                        : p.iterationSeconds;
+  t.predicted = predictSchedule(c, sched).predictedSeconds;
   return t;
 }
 

@@ -72,6 +72,7 @@ struct TrainConfig {
   std::string out;            // run folder; empty: runs/<name>
   std::string name;           // run name; empty: derived from the config
   bool quiet = false;         // no progress lines
+  bool announce = true;       // the opening "tetrad train: ..." line (benches: off)
   // Simulate time and traffic only (timing_trainer.h): no model, no data,
   // payload-free messages of the method's exact sizes.
   bool timingOnly = false;

@@ -205,12 +205,13 @@ TrainSummary runTraining(const TrainConfig& flags) {
       if (!c.resume.empty()) folder = c.resume;
       recorder = std::make_unique<RunRecorder>(folder, !c.quiet, !c.resume.empty());
       recorder->writeConfig(configToJson(config, workers));
-      std::printf(
-          "tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
-          "%d workers%s on %s\n",
-          c.model.c_str(), static_cast<long long>(parameters), c.data.c_str(), data.train.size(),
-          data.test.size(), workers,
-          servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str());
+      if (c.announce)
+        std::printf(
+            "tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
+            "%d workers%s on %s\n",
+            c.model.c_str(), static_cast<long long>(parameters), c.data.c_str(), data.train.size(),
+            data.test.size(), workers,
+            servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str());
       std::fflush(stdout);
     }
     RankTrainer trainer(config, data, t, recorder.get());
