@@ -3,9 +3,9 @@
 //   - a run stopped after iteration N (the stop-signal test hook) and
 //     resumed ends with the parameters of the uninterrupted run bit for bit,
 //     and its metrics.jsonl equals the uninterrupted one's apart from wall
-//     times (simulated times to 1e-12: see expectSameRecord) — for BSP with none, top-k + EF and PowerSGD, Local SGD, D-PSGD,
-//     CHOCO-SGD, the parameter server, an overlapping schedule and a model
-//     with batch-norm buffers;
+//     times (simulated times to 1e-12: see expectSameRecord) — for BSP with none, top-k + EF and
+//     PowerSGD, Local SGD, D-PSGD, CHOCO-SGD, the parameter server, an overlapping schedule and a
+//     model with batch-norm buffers;
 //   - a checkpoint of another configuration, world size or a damaged file
 //     is refused with a message naming what differs;
 //   - checkpoint files: atomic write, checksum, truncation.
@@ -78,7 +78,8 @@ void expectSameRecord(const nlohmann::json& got, const nlohmann::json& want, siz
     const bool time = key.size() > 5 && key.substr(key.size() - 5) == "_time";
     if (time && value.is_number()) {
       const double a = got[key], b = value;
-      EXPECT_NEAR(a, b, 1e-12 * std::max(1.0, std::abs(b))) << "metrics line " << line << " " << key;
+      EXPECT_NEAR(a, b, 1e-12 * std::max(1.0, std::abs(b)))
+          << "metrics line " << line << " " << key;
     } else {
       EXPECT_EQ(got[key], value) << "metrics line " << line << " " << key;
     }
@@ -297,7 +298,8 @@ TEST(CheckpointStore, IdentityIgnoresPresentationAndNamesDifferences) {
   const std::string a = R"({"model":"mlp","workers":2,"out":"a","timeout":60})";
   const std::string b = R"({"model":"cnn","workers":2,"out":"b","timeout":30})";
   EXPECT_EQ(describeMismatch(runIdentity(a), runIdentity(a)), "");
-  EXPECT_EQ(describeMismatch(runIdentity(a), runIdentity(b)), "model \"cnn\" (checkpoint: \"mlp\")");
+  EXPECT_EQ(describeMismatch(runIdentity(a), runIdentity(b)),
+            "model \"cnn\" (checkpoint: \"mlp\")");
 }
 
 }  // namespace

@@ -1,16 +1,17 @@
 #include "tetrad/train/checkpoint_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <vector>
 
 #include "tetrad/core/error.h"
 
@@ -21,15 +22,15 @@ constexpr char kMagic[8] = {'T', 'E', 'T', 'R', 'A', 'D', 'C', 'K'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 + 8 + 4;
 
-uint32_t crcOf(ConstBytes bytes) {
-  uLong crc = crc32(0L, Z_NULL, 0);
+// CRC-32 of `bytes`, continuing `crc` (zlib's running value).
+uLong crcOf(ConstBytes bytes, uLong crc = crc32(0L, Z_NULL, 0)) {
   size_t done = 0;
   while (done < bytes.size()) {  // crc32() takes at most a uInt at a time
     const size_t piece = std::min<size_t>(bytes.size() - done, 1u << 30);
     crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data() + done), uInt(piece));
     done += piece;
   }
-  return uint32_t(crc);
+  return crc;
 }
 
 // The call number of writeCheckpointFile() that crashes (test hook), or 0.
@@ -50,6 +51,29 @@ void writeAll(int fd, ConstBytes bytes, const std::string& path) {
     }
     done += size_t(n);
   }
+}
+
+ByteBuffer readWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  TETRAD_CHECK(fd >= 0, InvalidArgument, "cannot read checkpoint {}: {}", path,
+               std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const int error = errno;
+    ::close(fd);
+    TETRAD_FAIL(InvalidArgument, "cannot read checkpoint {}: {}", path, std::strerror(error));
+  }
+  ByteBuffer bytes(size_t(info.st_size));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // shorter than fstat said: the size check names it
+    done += size_t(n);
+  }
+  ::close(fd);
+  bytes.resize(done);
+  return bytes;
 }
 
 }  // namespace
@@ -90,24 +114,40 @@ std::string CheckpointSections::getText(std::string_view name, std::string_view 
 }
 
 void writeCheckpointFile(const std::string& path, const CheckpointSections& sections) {
-  ByteBuffer payload;
-  payload.reserve(64);  // (also keeps GCC 12 from a false -Wstringop-overflow)
-  ByteWriter body(payload);
-  body.put<uint32_t>(uint32_t(sections.items().size()));
+  // The file as a list of pieces: the sections' bytes are written where
+  // they are (a checkpoint is mostly parameters and optimizer state: no
+  // copy of them), the small headers between them from `heads`.
+  std::vector<ByteBuffer> heads;
+  heads.reserve(sections.items().size() + 2);
+  std::vector<ConstBytes> pieces;
+  ByteBuffer& count = heads.emplace_back();  // (heads never reallocates: reserved)
+  count.reserve(sizeof(uint32_t));
+  ByteWriter(count).put<uint32_t>(uint32_t(sections.items().size()));
+  pieces.push_back(count);
   for (const auto& [name, bytes] : sections.items()) {
-    body.put<uint32_t>(uint32_t(name.size()));
-    body.putBytes(std::as_bytes(std::span(name.data(), name.size())));
-    body.put<uint64_t>(bytes.size());
-    body.putBytes(bytes);
+    ByteBuffer& head = heads.emplace_back();
+    head.reserve(sizeof(uint32_t) + name.size() + sizeof(uint64_t));
+    ByteWriter writer(head);
+    writer.put<uint32_t>(uint32_t(name.size()));
+    writer.putBytes(std::as_bytes(std::span(name.data(), name.size())));
+    writer.put<uint64_t>(bytes.size());
+    pieces.push_back(head);
+    pieces.push_back(bytes);
   }
-  ByteBuffer file;
-  file.reserve(kHeaderBytes + payload.size());
-  ByteWriter out(file);
+  uint64_t payloadBytes = 0;
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (ConstBytes piece : pieces) {
+    payloadBytes += piece.size();
+    crc = crcOf(piece, crc);
+  }
+  ByteBuffer& header = heads.emplace_back();
+  header.reserve(kHeaderBytes);
+  ByteWriter out(header);
   out.putBytes(std::as_bytes(std::span(kMagic)));
   out.put<uint32_t>(kVersion);
-  out.put<uint64_t>(payload.size());
-  out.put<uint32_t>(crcOf(payload));
-  out.putBytes(payload);
+  out.put<uint64_t>(payloadBytes);
+  out.put<uint32_t>(uint32_t(crc));
+  pieces.insert(pieces.begin(), header);
 
   static std::atomic<int> calls{0};
   const bool crash = ++calls == crashAtCall();
@@ -115,13 +155,20 @@ void writeCheckpointFile(const std::string& path, const CheckpointSections& sect
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   TETRAD_CHECK(fd >= 0, Error, "cannot create checkpoint {}: {}", temporary, std::strerror(errno));
   if (crash) {
-    writeAll(fd, ConstBytes(file).first(file.size() / 2), temporary);
-    std::fprintf(stderr, "tetrad: TETRAD_TEST_CHECKPOINT_CRASH: ending the process while %s "
-                         "is half written\n", temporary.c_str());
+    size_t left = (kHeaderBytes + payloadBytes) / 2;
+    for (ConstBytes piece : pieces) {
+      const size_t n = std::min(left, piece.size());
+      writeAll(fd, piece.first(n), temporary);
+      left -= n;
+    }
+    std::fprintf(stderr,
+                 "tetrad: TETRAD_TEST_CHECKPOINT_CRASH: ending the process while %s "
+                 "is half written\n",
+                 temporary.c_str());
     std::fflush(stderr);
     ::_exit(86);
   }
-  writeAll(fd, file, temporary);
+  for (ConstBytes piece : pieces) writeAll(fd, piece, temporary);
   const bool synced = ::fsync(fd) == 0;
   ::close(fd);
   TETRAD_CHECK(synced, Error, "cannot flush checkpoint {} to disk: {}", temporary,
@@ -132,12 +179,9 @@ void writeCheckpointFile(const std::string& path, const CheckpointSections& sect
 }
 
 CheckpointSections readCheckpointFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  TETRAD_CHECK(in.good(), InvalidArgument, "cannot read checkpoint {}", path);
-  const std::vector<char> raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const ConstBytes file = std::as_bytes(std::span(raw));
-  TETRAD_CHECK(file.size() >= kHeaderBytes &&
-                   std::memcmp(file.data(), kMagic, sizeof(kMagic)) == 0,
+  const ByteBuffer raw = readWholeFile(path);
+  const ConstBytes file(raw);
+  TETRAD_CHECK(file.size() >= kHeaderBytes && std::memcmp(file.data(), kMagic, sizeof(kMagic)) == 0,
                InvalidArgument, "checkpoint {} is damaged: not a tetrad checkpoint ({} bytes)",
                path, file.size());
   ByteReader header(file.subspan(sizeof(kMagic), kHeaderBytes - sizeof(kMagic)));
@@ -151,9 +195,9 @@ CheckpointSections readCheckpointFile(const std::string& path) {
                "checkpoint {} is damaged: {} payload bytes where the header says {} (truncated?)",
                path, file.size() - kHeaderBytes, length);
   const ConstBytes payload = file.subspan(kHeaderBytes);
-  TETRAD_CHECK(crcOf(payload) == crc, InvalidArgument,
+  TETRAD_CHECK(uint32_t(crcOf(payload)) == crc, InvalidArgument,
                "checkpoint {} is damaged: checksum mismatch (CRC-32 {:08x}, expected {:08x})", path,
-               crcOf(payload), crc);
+               uint32_t(crcOf(payload)), crc);
   CheckpointSections sections;
   try {
     ByteReader reader(payload);

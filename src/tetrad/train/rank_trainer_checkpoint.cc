@@ -40,13 +40,13 @@ ByteBuffer saveLoop(const LoopState& s) {
   ByteBuffer bytes;
   bytes.reserve(128 + s.anchor.size() * sizeof(float));
   ByteWriter out(bytes);
-  for (int64_t value : {s.iteration, s.mixSteps, s.lastEval, s.skipped,
-                        s.result.iterationsToTarget, s.result.skippedSteps}) {
+  for (int64_t value : {s.iteration, s.mixSteps, s.lastEval, s.skipped, s.result.iterationsToTarget,
+                        s.result.skippedSteps}) {
     out.put(value);
   }
-  for (double value : {s.lastTest, s.lastConsensus, s.result.finalAccuracy, s.result.finalLoss,
-                       s.result.finalOwnAccuracy, s.result.consensusDistance,
-                       s.result.timeToTarget}) {
+  for (double value :
+       {s.lastTest, s.lastConsensus, s.result.finalAccuracy, s.result.finalLoss,
+        s.result.finalOwnAccuracy, s.result.consensusDistance, s.result.timeToTarget}) {
     out.put(value);
   }
   out.put<uint64_t>(s.anchor.size());
@@ -61,9 +61,9 @@ LoopState loadLoop(ConstBytes bytes) {
                          &s.result.iterationsToTarget, &s.result.skippedSteps}) {
     *value = in.get<int64_t>("loop counter");
   }
-  for (double* value : {&s.lastTest, &s.lastConsensus, &s.result.finalAccuracy,
-                        &s.result.finalLoss, &s.result.finalOwnAccuracy,
-                        &s.result.consensusDistance, &s.result.timeToTarget}) {
+  for (double* value :
+       {&s.lastTest, &s.lastConsensus, &s.result.finalAccuracy, &s.result.finalLoss,
+        &s.result.finalOwnAccuracy, &s.result.consensusDistance, &s.result.timeToTarget}) {
     *value = in.get<double>("loop value");
   }
   const auto count = in.get<uint64_t>("anchor size");
@@ -194,8 +194,8 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     if (!first.empty() && std::filesystem::exists(first)) {
       checkIdentity(readCheckpointFile(first), first);
     }
-    TETRAD_FAIL(InvalidArgument, "--resume {}: no complete checkpoint of {} workers in {}",
-                folder, r.workers, store.folder());
+    TETRAD_FAIL(InvalidArgument, "--resume {}: no complete checkpoint of {} workers in {}", folder,
+                r.workers, store.folder());
   }
   const std::string origin = store.pathOf(at, world_.rank());
   const CheckpointSections sections = store.read(at);
@@ -278,13 +278,14 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
   }
   if (!stop) return false;
   r.result.status = "interrupted";
-  r.result.error =
-      written ? fmt::format("stopped by a signal after iteration {}; checkpoint written in {} "
-                            "(continue with --resume {} and the same flags)",
-                            iteration, r.checkpoints->folder(), r.checkpoints->runFolder())
-              : fmt::format("stopped by a signal after iteration {} (no run folder: no "
-                            "checkpoint written)",
-                            iteration);
+  r.result.error = written ? fmt::format(
+                                 "stopped by a signal after iteration {}; checkpoint written in {} "
+                                 "(continue with --resume {} and the same flags)",
+                                 iteration, r.checkpoints->folder(), r.checkpoints->runFolder())
+                           : fmt::format(
+                                 "stopped by a signal after iteration {} (no run folder: no "
+                                 "checkpoint written)",
+                                 iteration);
   return true;
 }
 
