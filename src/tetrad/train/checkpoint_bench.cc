@@ -1,11 +1,8 @@
 #include "tetrad/train/checkpoint_bench.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include "tetrad/core/error.h"
@@ -23,25 +20,6 @@ namespace fs = std::filesystem;
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   return values[values.size() / 2];
-}
-
-// write(2) + fsync(2) of `bytes` into `path`, as a plain file.
-void writePlain(const std::string& path, const ByteBuffer& bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  TETRAD_CHECK(fd >= 0, Error, "cannot create {}: {}", path, std::strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      TETRAD_FAIL(Error, "cannot write {}: {}", path, std::strerror(error));
-    }
-    done += size_t(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
 }
 
 }  // namespace
@@ -85,7 +63,8 @@ std::vector<CheckpointBenchRow> benchCheckpoints(const CheckpointBenchOptions& o
 
       const ByteBuffer bytes(size_t(row.fileBytes), std::byte{1});
       start = WallClock::now();
-      writePlain(plainPath, bytes);
+      const ConstBytes piece(bytes);
+      writeFileSynced(plainPath, std::span(&piece, 1));
       plain.push_back(secondsSince(start));
 
       start = WallClock::now();

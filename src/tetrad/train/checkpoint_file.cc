@@ -39,20 +39,6 @@ int crashAtCall() {
   return text ? std::atoi(text) : 0;
 }
 
-void writeAll(int fd, ConstBytes bytes, const std::string& path) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = errno;
-      ::close(fd);
-      TETRAD_FAIL(Error, "cannot write checkpoint {}: {}", path, std::strerror(error));
-    }
-    done += size_t(n);
-  }
-}
-
 ByteBuffer readWholeFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   TETRAD_CHECK(fd >= 0, InvalidArgument, "cannot read checkpoint {}: {}", path,
@@ -113,6 +99,28 @@ std::string CheckpointSections::getText(std::string_view name, std::string_view 
   return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+void writeFileSynced(const std::string& path, std::span<const ConstBytes> pieces) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  TETRAD_CHECK(fd >= 0, Error, "cannot create {}: {}", path, std::strerror(errno));
+  for (ConstBytes piece : pieces) {
+    size_t done = 0;
+    while (done < piece.size()) {
+      const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        const int error = n < 0 ? errno : ENOSPC;
+        ::close(fd);
+        TETRAD_FAIL(Error, "cannot write {}: {}", path, std::strerror(error));
+      }
+      done += size_t(n);
+    }
+  }
+  const bool synced = ::fsync(fd) == 0;
+  const int error = errno;
+  ::close(fd);
+  TETRAD_CHECK(synced, Error, "cannot flush {} to disk: {}", path, std::strerror(error));
+}
+
 void writeCheckpointFile(const std::string& path, const CheckpointSections& sections) {
   // The file as a list of pieces: the sections' bytes are written where
   // they are (a checkpoint is mostly parameters and optimizer state: no
@@ -150,29 +158,21 @@ void writeCheckpointFile(const std::string& path, const CheckpointSections& sect
   pieces.insert(pieces.begin(), header);
 
   static std::atomic<int> calls{0};
-  const bool crash = ++calls == crashAtCall();
   const std::string temporary = path + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  TETRAD_CHECK(fd >= 0, Error, "cannot create checkpoint {}: {}", temporary, std::strerror(errno));
-  if (crash) {
+  if (++calls == crashAtCall()) {
+    std::vector<ConstBytes> half;
     size_t left = (kHeaderBytes + payloadBytes) / 2;
     for (ConstBytes piece : pieces) {
-      const size_t n = std::min(left, piece.size());
-      writeAll(fd, piece.first(n), temporary);
-      left -= n;
+      half.push_back(piece.first(std::min(left, piece.size())));
+      left -= half.back().size();
     }
-    std::fprintf(stderr,
-                 "tetrad: TETRAD_TEST_CHECKPOINT_CRASH: ending the process while %s "
-                 "is half written\n",
-                 temporary.c_str());
+    writeFileSynced(temporary, half);
+    std::fprintf(stderr, "tetrad: TETRAD_TEST_CHECKPOINT_CRASH: ending the process while %s "
+                         "is half written\n", temporary.c_str());
     std::fflush(stderr);
     ::_exit(86);
   }
-  for (ConstBytes piece : pieces) writeAll(fd, piece, temporary);
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  TETRAD_CHECK(synced, Error, "cannot flush checkpoint {} to disk: {}", temporary,
-               std::strerror(errno));
+  writeFileSynced(temporary, pieces);
   std::error_code ec;
   std::filesystem::rename(temporary, path, ec);
   TETRAD_CHECK(!ec, Error, "cannot rename {} to {}: {}", temporary, path, ec.message());

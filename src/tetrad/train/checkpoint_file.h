@@ -19,6 +19,7 @@
 // Thread-safety: free functions; CheckpointSections is a value type.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -45,5 +46,10 @@ class CheckpointSections {
 
 void writeCheckpointFile(const std::string& path, const CheckpointSections& sections);
 CheckpointSections readCheckpointFile(const std::string& path);
+
+// Creates (or truncates) `path`, writes `pieces` one after the other and
+// flushes the file to disk (fsync); Error naming the path. The checkpoint
+// writer's primitive, and the plain write its benchmark compares with.
+void writeFileSynced(const std::string& path, std::span<const ConstBytes> pieces);
 
 }  // namespace tetrad::train
