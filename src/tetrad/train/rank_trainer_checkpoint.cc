@@ -168,6 +168,8 @@ void RankTrainer::restoreCheckpoint(Run& r) {
   const double now = world_.now();
   if (world_.engine() == "sim" && r.resumeClock > now) world_.sleepFor(r.resumeClock - now);
   r.meter->loadState(r.resumeMeter);
+  // Only now, once every worker accepted its file, is the run folder changed.
+  if (recorder_) recorder_->resumeMetricsAt(r.resumeMetricsBytes);
   if (recorder_) {
     std::fprintf(stderr, "tetrad: resuming %s from iteration %lld\n", folder.c_str(),
                  static_cast<long long>(at));
@@ -235,7 +237,7 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     r.anchor = loop.anchor;
     if (recorder_) {
       ByteReader metrics(sections.get("metrics", origin));
-      recorder_->resumeMetricsAt(metrics.get<uint64_t>("metrics bytes"));
+      r.resumeMetricsBytes = metrics.get<uint64_t>("metrics bytes");
     }
   } catch (const ProtocolError& e) {
     TETRAD_FAIL(InvalidArgument, "checkpoint {} is damaged: {}", origin, e.what());

@@ -55,6 +55,7 @@ struct RankTrainer::Run {
   int64_t firstIteration = 0;
   double resumeClock = 0;  // a resumed run: the checkpoint's clock and meter
   ByteBuffer resumeMeter;
+  uint64_t resumeMetricsBytes = 0;  // rank 0: metrics.jsonl's length at the checkpoint
   std::vector<float> anchor;
   int64_t mixSteps = 0;
   RankResult result;

@@ -22,8 +22,14 @@ RunRecorder::RunRecorder(std::string folder, bool progress, bool resume)
 }
 
 uint64_t RunRecorder::metricsBytes() {
+  // The file's size, not tellp(): an append-mode stream reports 0 until its
+  // first write after (re)opening.
   metrics_.flush();
-  return uint64_t(metrics_.tellp());
+  std::error_code ec;
+  const uintmax_t size =
+      std::filesystem::file_size(std::filesystem::path(folder_) / "metrics.jsonl", ec);
+  TETRAD_CHECK(!ec, Error, "cannot read the size of {}/metrics.jsonl: {}", folder_, ec.message());
+  return uint64_t(size);
 }
 
 void RunRecorder::resumeMetricsAt(uint64_t bytes) {

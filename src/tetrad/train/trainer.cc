@@ -204,7 +204,9 @@ TrainSummary runTraining(const TrainConfig& flags) {
       std::string folder = c.out.empty() ? (std::filesystem::path("runs") / name).string() : c.out;
       if (!c.resume.empty()) folder = c.resume;
       recorder = std::make_unique<RunRecorder>(folder, !c.quiet, !c.resume.empty());
-      recorder->writeConfig(configToJson(config, workers));
+      // A resumed run keeps the folder's config.json (the checkpoint decides
+      // whether this configuration may continue it; a refusal changes nothing).
+      if (c.resume.empty()) recorder->writeConfig(configToJson(config, workers));
       if (c.announce)
         std::printf(
             "tetrad train: model %s (%lld parameters), %s (%zu training / %zu test samples), "
