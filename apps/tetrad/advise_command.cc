@@ -85,9 +85,8 @@ void runAdvise(const AdviseFlags& f) {
                f.repetitions);
   TETRAD_CHECK(f.top >= 0, InvalidArgument, "--top must be >= 0, got {}", f.top);
   model::ModelContext context;
-  context.workload = f.model.empty()
-                         ? model::parameterWorkload(parseParameterCount(f.params))
-                         : model::modelWorkload(f.model);
+  context.workload = f.model.empty() ? model::parameterWorkload(parseParameterCount(f.params))
+                                     : model::modelWorkload(f.model);
   context.network = model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers);
   const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
   const double gflops = f.gflops.empty() ? kDefaultGflops : parseNumber(f.gflops, "--gflops");

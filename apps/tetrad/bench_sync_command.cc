@@ -143,8 +143,8 @@ void gossipTable(const SyncBenchOptions& o) {
     for (int workers : o.gossipWorkers) {
       const auto ring = runOne(o, "mlp", workers, bw, "bsp", "allreduce:ring", o.iterations);
       const double ringComm = meanComm(ring) / double(ring.iterations);
-      std::printf("%7d %8s %-12s %14.6f %14.6f %9.3f %12.2f\n", workers, bw.c_str(),
-                  "ring-allred", ringComm, ringComm, 1.0, ring.wallTime);
+      std::printf("%7d %8s %-12s %14.6f %14.6f %9.3f %12.2f\n", workers, bw.c_str(), "ring-allred",
+                  ringComm, ringComm, 1.0, ring.wallTime);
       for (const std::string& topology : o.topologies) {
         const auto gossip =
             runOne(o, "mlp", workers, bw, "bsp", "gossip:" + topology, o.iterations);

@@ -7,11 +7,13 @@
 //
 // Every run is parsed and checked with the train command's own flags and
 // rules before any starts; an error names the file, line and key to fix.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 
 #include "command.h"
+#include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/run_plan.h"
 #include "tetrad/experiment/run_validation.h"
@@ -26,6 +28,7 @@ struct RunOptions {
   std::string file;
   std::string out;
   int jobs = 1;
+  int simThreads = 0;  // 0: the usable cores shared among the jobs
   std::vector<std::string> only;
   std::string mpirun = "mpirun";
   bool dryRun = false;
@@ -73,6 +76,11 @@ void runSweepFile(const RunOptions& o) {
     return;
   }
   options.jobs = o.jobs;
+  TETRAD_CHECK(o.simThreads >= 0, InvalidArgument,
+               "invalid --sim-threads {}: need at least 1 (0: the cores shared among the jobs)",
+               o.simThreads);
+  options.simThreads =
+      o.simThreads > 0 ? o.simThreads : std::max(1, usableCores() / std::max(1, o.jobs));
   options.exe = std::filesystem::read_symlink("/proc/self/exe").string();
   options.mpirun = o.mpirun;
   options.sweepFile = o.file;
@@ -96,6 +104,9 @@ void addRunCommand(CommandGroups& groups) {
   cmd->add_option("file", options->file, "Experiment file, e.g. configs/quick.toml")->required();
   cmd->add_option("--out", options->out, "Output folder (default runs/<file stem>)");
   cmd->add_option("--jobs,-j", options->jobs, "Runs at a time (each its own process)")
+      ->capture_default_str();
+  cmd->add_option("--sim-threads", options->simThreads,
+                  "Threads of each simulated run (0: the usable cores divided among the jobs)")
       ->capture_default_str();
   cmd->add_option("--only", options->only,
                   "Only these method and/or cluster labels (space- or comma-separated)")

@@ -72,6 +72,10 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
                   "SIGMA of a mean-one lognormal factor on every compute time (0: none)");
   cmd->add_option("--threads", c.threads, "LibTorch threads per rank under MPI (1 on sim)")
       ->capture_default_str();
+  cmd->add_option("--sim-threads", c.simThreads,
+                  "Simulated cluster: ranks computing at once, each on its own thread (0: every "
+                  "core; results do not depend on it)")
+      ->capture_default_str();
   cmd->add_option("--epochs", c.epochs, "Epochs")->capture_default_str();
   cmd->add_option("--batch-size", c.batchSize, "Batch size per rank")->capture_default_str();
   cmd->add_option("--lr", c.lr, "Learning rate (per-rank batch; see --lr-scaling)")

@@ -158,6 +158,29 @@ TEST(RunPlan, ChildCommandUsesMpirunForMpiClusters) {
   EXPECT_TRUE(has(mpi, "--cluster", "mpi"));
 }
 
+TEST(RunPlan, ChildCommandGivesSimulatedRunsTheirThreads) {
+  const std::vector<RunPlan> runs = planRuns(parseSweepText(kSweep, "s.toml"));
+  EXPECT_FALSE(has(childCommand(runs[0], "t", "o", "mpirun"), "--sim-threads", "0"));
+  const std::vector<std::string> sim = childCommand(runs[0], "t", "o", "mpirun", 3);
+  EXPECT_TRUE(has(sim, "--sim-threads", "3"));
+  // Like the folder, the threads are not part of the run's identity.
+  EXPECT_EQ(runs[0].hash, planRuns(parseSweepText(kSweep, "s.toml"))[0].hash);
+  EXPECT_EQ(std::count(sim.begin(), sim.end(), "--sim-threads"), 1);
+  // MPI runs are processes of their own.
+  const std::vector<std::string> mpi = childCommand(runs[4], "t", "o", "mpirun", 3);
+  EXPECT_EQ(std::count(mpi.begin(), mpi.end(), "--sim-threads"), 0);
+  // A timing-only run, or one that sets the threads itself, is left alone.
+  RunPlan timing = runs[0];
+  timing.arguments.push_back({"timing_only", {"--timing-only"}, {}, "[workload]"});
+  const std::vector<std::string> t = childCommand(timing, "t", "o", "mpirun", 3);
+  EXPECT_EQ(std::count(t.begin(), t.end(), "--sim-threads"), 0);
+  RunPlan own = runs[0];
+  own.arguments.push_back({"args", {"--sim-threads", "1"}, {}, "[workload]"});
+  const std::vector<std::string> o = childCommand(own, "t", "o", "mpirun", 3);
+  EXPECT_EQ(std::count(o.begin(), o.end(), "--sim-threads"), 1);
+  EXPECT_TRUE(has(o, "--sim-threads", "1"));
+}
+
 // A stand-in for train's checks: a Top-k ratio of 0 is invalid, and the
 // native all-reduce needs --cluster mpi.
 void fakeValidate(const std::vector<std::string>& args) {

@@ -117,8 +117,14 @@ std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::stri
   return runs;
 }
 
+bool RunPlan::hasFlag(const std::string& flag) const {
+  const std::vector<std::string> args = trainArgs();
+  return std::find(args.begin(), args.end(), flag) != args.end();
+}
+
 std::vector<std::string> childCommand(const RunPlan& run, const std::string& exe,
-                                      const std::string& folder, const std::string& mpirun) {
+                                      const std::string& folder, const std::string& mpirun,
+                                      int simThreads) {
   std::vector<std::string> command;
   if (run.mpi) {
     command = {mpirun, "-np", std::to_string(run.workers)};
@@ -128,6 +134,10 @@ std::vector<std::string> childCommand(const RunPlan& run, const std::string& exe
   command.push_back("train");
   const std::vector<std::string> args = run.trainArgs();
   command.insert(command.end(), args.begin(), args.end());
+  if (!run.mpi && simThreads > 0 && !run.hasFlag("--timing-only") &&
+      !run.hasFlag("--sim-threads")) {
+    command.insert(command.end(), {"--sim-threads", std::to_string(simThreads)});
+  }
   command.insert(command.end(), {"--out", folder, "--name", run.name});
   return command;
 }

@@ -46,6 +46,8 @@ struct RunPlan {
 
   // The arguments after `tetrad train`, without --out and --name.
   std::vector<std::string> trainArgs() const;
+  // Whether trainArgs() holds `flag` (e.g. "--timing-only").
+  bool hasFlag(const std::string& flag) const;
 };
 
 // Flattens the tokens of `arguments`.
@@ -57,8 +59,12 @@ std::vector<std::string> flattenArguments(const std::vector<TrainArgument>& argu
 std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only = {});
 
 // The child's command line: `exe train ARGS --out FOLDER --name NAME`, under
-// `mpirun -np W [mpirun args]` for an MPI cluster.
+// `mpirun -np W [mpirun args]` for an MPI cluster. A simulated training run
+// also gets `--sim-threads simThreads` when simThreads > 0, unless its
+// arguments set it or it is timing-only (which runs on one thread); like the
+// folder, that does not change the result and is not hashed.
 std::vector<std::string> childCommand(const RunPlan& run, const std::string& exe,
-                                      const std::string& folder, const std::string& mpirun);
+                                      const std::string& folder, const std::string& mpirun,
+                                      int simThreads = 0);
 
 }  // namespace tetrad::experiment

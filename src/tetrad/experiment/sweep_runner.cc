@@ -137,7 +137,7 @@ class SweepRunner {
                  ec.message());
     fs::remove(folder / "train.log", ec);
     const std::vector<std::string> command =
-        childCommand(run, options_.exe, folder.string(), options_.mpirun);
+        childCommand(run, options_.exe, folder.string(), options_.mpirun, options_.simThreads);
     writeRunJson(run, folder.string(), options_.sweepFile, command);
     running_.push_back(
         Running{index, std::make_unique<ChildProcess>(command, (folder / "train.log").string()),

@@ -28,6 +28,9 @@ struct SweepOptions {
   std::string exe;                // the tetrad binary the children run
   std::string mpirun = "mpirun";  // for MPI clusters
   std::string sweepFile;          // recorded in run.json and printed
+  // Threads of each simulated training run (childCommand); 0: leave it to
+  // `tetrad train` (every core).
+  int simThreads = 0;
 };
 
 struct SweepOutcome {

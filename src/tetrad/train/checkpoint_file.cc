@@ -167,8 +167,10 @@ void writeCheckpointFile(const std::string& path, const CheckpointSections& sect
       left -= half.back().size();
     }
     writeFileSynced(temporary, half);
-    std::fprintf(stderr, "tetrad: TETRAD_TEST_CHECKPOINT_CRASH: ending the process while %s "
-                         "is half written\n", temporary.c_str());
+    std::fprintf(stderr,
+                 "tetrad: TETRAD_TEST_CHECKPOINT_CRASH: ending the process while %s "
+                 "is half written\n",
+                 temporary.c_str());
     std::fflush(stderr);
     ::_exit(86);
   }

@@ -31,9 +31,14 @@ std::set<int64_t> iterationsIn(const std::string& folder) {
 
 // Keys of config.json that do not change what a run computes.
 const std::set<std::string>& volatileKeys() {
-  static const std::set<std::string> keys = {"name",     "out",        "timeout",
-                                             "timeline", "stall_warn", "check_collectives",
-                                             "checkpoint_every"};
+  static const std::set<std::string> keys = {"name",
+                                             "out",
+                                             "timeout",
+                                             "timeline",
+                                             "stall_warn",
+                                             "check_collectives",
+                                             "checkpoint_every",
+                                             "sim_threads"};
   return keys;
 }
 
@@ -42,7 +47,9 @@ const std::set<std::string>& volatileKeys() {
 CheckpointStore::CheckpointStore(std::string runFolder, int rank, int workers)
     : runFolder_(std::move(runFolder)), rank_(rank), workers_(workers) {}
 
-std::string CheckpointStore::folder() const { return (fs::path(runFolder_) / "checkpoint").string(); }
+std::string CheckpointStore::folder() const {
+  return (fs::path(runFolder_) / "checkpoint").string();
+}
 
 std::string CheckpointStore::pathOf(int64_t iteration, int rank) const {
   return (fs::path(folder()) / fmt::format("{}{:06}", kPrefix, iteration) /

@@ -1,8 +1,7 @@
 #include "tetrad/train/compute_model.h"
 
-#include <sstream>
-
 #include <cmath>
+#include <sstream>
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"

@@ -1,5 +1,7 @@
 #include "tetrad/train/models.h"
 
+#include <mutex>
+
 #include "tetrad/core/error.h"
 
 namespace tetrad::train {
@@ -185,6 +187,14 @@ ModelPtr makeModel(const std::string& name, const InputShape& shape) {
   if (name == "cnn") return std::make_shared<Cnn>(shape);
   if (name == "resnet20") return std::make_shared<ResNet20>(shape);
   TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn or resnet20)", name);
+}
+
+ModelPtr makeSeededModel(const std::string& name, const InputShape& shape, uint64_t seed) {
+  // LibTorch's global generator is shared by every thread of the process.
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  torch::manual_seed(seed);
+  return makeModel(name, shape);
 }
 
 }  // namespace tetrad::train

@@ -11,8 +11,8 @@
 // Each model records the FLOPs of one forward pass of one sample (2 per
 // multiply-add of conv and linear layers), used by the flops:GFLOPS compute
 // model (compute_model.h). Parameter initialisation draws from LibTorch's
-// global generator: seed it (torch::manual_seed) right before makeModel() so
-// every rank builds the same initial replica.
+// global generator: makeSeededModel() seeds it and builds under one lock so
+// every rank builds the same initial replica, even on parallel threads.
 //
 // Thread-safety: a model belongs to one rank (one replica per rank, even when
 // all ranks are SimGrid actors of one process).
@@ -71,5 +71,11 @@ using ModelPtr = std::shared_ptr<Model>;
 // Throws InvalidArgument for an unknown name or an input the model cannot
 // take (e.g. images smaller than its pooling needs).
 ModelPtr makeModel(const std::string& name, const InputShape& shape);
+
+// makeModel() with its parameters drawn right after torch::manual_seed(seed),
+// both under one process-wide lock, so that ranks built at the same time on
+// parallel simulation threads (LaunchOptions::simThreads) each get exactly
+// the parameters of a serial build. Any thread.
+ModelPtr makeSeededModel(const std::string& name, const InputShape& shape, uint64_t seed);
 
 }  // namespace tetrad::train

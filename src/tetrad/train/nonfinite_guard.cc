@@ -43,9 +43,12 @@ NonFinitePolicy parseNonFinitePolicy(std::string_view text) {
 
 std::string toString(NonFinitePolicy policy) {
   switch (policy) {
-    case NonFinitePolicy::kStop: return "stop";
-    case NonFinitePolicy::kSkip: return "skip";
-    case NonFinitePolicy::kOff: break;
+    case NonFinitePolicy::kStop:
+      return "stop";
+    case NonFinitePolicy::kSkip:
+      return "skip";
+    case NonFinitePolicy::kOff:
+      break;
   }
   return "off";
 }

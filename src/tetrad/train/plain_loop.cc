@@ -12,9 +12,9 @@ namespace tetrad::train {
 
 PlainLoopResult trainPlainLoop(const TrainConfig& c, const DataSplits& data, int batchSize,
                                int64_t iterations) {
-  torch::manual_seed(c.seed);
-  ModelPtr model = makeModel(
-      c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses});
+  ModelPtr model = makeSeededModel(
+      c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses},
+      c.seed);
   model->train();
   torch::optim::SGD optimizer(
       model->parameters(),

@@ -14,6 +14,7 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sched/timeline_json.h"
 #include "tetrad/sync/registry.h"
+#include "tetrad/train/compute_pool.h"
 #include "tetrad/train/consensus.h"
 #include "tetrad/train/evaluation.h"
 #include "tetrad/train/lr_schedule.h"
@@ -78,8 +79,8 @@ void charge(Transport& world, RunMeter& meter, double seconds) {
 }  // namespace
 
 RankTrainer::RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
-                         RunRecorder* recorder)
-    : config_(config), data_(data), world_(world), recorder_(recorder) {}
+                         RunRecorder* recorder, ComputePool* pool)
+    : config_(config), data_(data), world_(world), recorder_(recorder), pool_(pool) {}
 
 RankTrainer::~RankTrainer() = default;
 
@@ -127,9 +128,10 @@ RankResult RankTrainer::run(bool keepParameters) {
     broadcast(*r.group, r.replica->flat().parameters(),
               {BroadcastAlgorithm::kBinomial, 0, r.broadcastTag});
   } else {
-    torch::manual_seed(c.seed);
-    ModelPtr model = makeModel(c.model, {data_.train.channels, data_.train.height,
-                                         data_.train.width, data_.train.numClasses});
+    ModelPtr model = makeSeededModel(
+        c.model,
+        {data_.train.channels, data_.train.height, data_.train.width, data_.train.numClasses},
+        c.seed);
     plan.slots = slotsOf(*model);
     for (const ParameterSlot& slot : plan.slots) {
       plan.slotStage.push_back(model->stageOfParameter(slot.name));
@@ -244,6 +246,38 @@ RankResult RankTrainer::run(bool keepParameters) {
   return std::move(r.result);
 }
 
+BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool inlineOnly) {
+  Replica& replica = *r.replica;
+  if (pool_ != nullptr && !inlineOnly && !replica.chargesMeasured()) {
+    start = world_.now();
+    const double charged = replica.chargeBatch(0);  // known before the pass
+    BatchOutcome batch;
+    PendingPass pass =
+        pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
+    charge(world_, *r.meter, charged);  // the other ranks go on meanwhile
+    pass.finish();
+    batch.charged = charged;
+    return batch;
+  }
+  const BatchOutcome batch = replica.forwardBackward(step);
+  // Under MPI the batch has just taken real time; under SimGrid it is charged now.
+  start = world_.now() - (world_.engine() == "sim" ? 0 : batch.measured);
+  charge(world_, *r.meter, batch.charged);
+  return batch;
+}
+
+void RankTrainer::applyStep(Run& r, double lr, bool inlineOnly) {
+  Replica& replica = *r.replica;
+  if (pool_ != nullptr && !inlineOnly && !replica.chargesMeasured()) {
+    const double charged = replica.chargeStep(0);
+    PendingPass pass = pool_->submit([&replica, lr] { replica.applyStep(lr); });
+    charge(world_, *r.meter, charged);
+    pass.finish();
+    return;
+  }
+  charge(world_, *r.meter, replica.step(lr));
+}
+
 void RankTrainer::runCollective(Run& r) {
   FlatModel& flat = r.replica->flat();
   const std::span<float> params = flat.parameters(), grads = flat.gradients();
@@ -260,10 +294,8 @@ void RankTrainer::runCollective(Run& r) {
     const double lr = r.schedule->at(iteration);
     SyncPoint point = r.sync->at(iteration);
     if (mixes && point.reduceGradients) point = {false, true};
-    const BatchOutcome batch = r.replica->forwardBackward(iteration);
-    // Under MPI the batch has just taken real time; under SimGrid it is charged now.
-    double mark = world_.now() - (world_.engine() == "sim" ? 0 : batch.measured);
-    charge(world_, *r.meter, batch.charged);
+    double mark = 0;
+    const BatchOutcome batch = computeBatch(r, iteration, mark);
     r.timeline->add(TimelineTrack::kCompute, "forward+backward", "compute", mark, world_.now(),
                     iteration);
     // Non-finite loss or gradient on any worker: every worker skips or stops.
@@ -285,7 +317,7 @@ void RankTrainer::runCollective(Run& r) {
       r.meter->addComm(world_.now() - start);
     }
     mark = world_.now();
-    if (!skip) charge(world_, *r.meter, r.replica->step(lr));
+    if (!skip) applyStep(r, lr);
     r.timeline->add(TimelineTrack::kCompute, "optimizer", "optimizer", mark, world_.now(),
                     iteration);
     if (point.averageModels && mixes) {
@@ -334,12 +366,13 @@ void RankTrainer::runPushPull(Run& r) {
   int64_t step = 0, global = 0;
   while (true) {
     const double lr = r.schedule->at(std::min(global, r.total - 1));
-    const BatchOutcome batch = r.replica->forwardBackward(step);
-    const double computeStart = world_.now() - (world_.engine() == "sim" ? 0 : batch.measured);
-    charge(world_, *r.meter, batch.charged);
+    double computeStart = 0;
+    // AD-PSGD's passive task mixes into the model while the worker computes:
+    // the pass must see the model as it is when it starts (inline).
+    const BatchOutcome batch = computeBatch(r, step, computeStart, mixes);
     guardPushPull(r, global, batch.loss);  // before the update is pushed
     r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
-    charge(world_, *r.meter, r.replica->step(lr));
+    applyStep(r, lr, mixes);
     r.timeline->add(TimelineTrack::kCompute, "forward+backward+optimizer", "compute", computeStart,
                     world_.now(), step);
 

@@ -41,6 +41,9 @@
 
 namespace tetrad::train {
 
+class ComputePool;
+struct BatchOutcome;
+
 struct RankResult {
   int workers = 0;         // W (the world may hold servers too)
   int64_t iterations = 0;  // global iterations (push-pull: updates applied / W)
@@ -69,8 +72,10 @@ struct RankResult {
 class RankTrainer {
  public:
   // `recorder` is null except on the output rank.
+  // `pool` (may be null): threads for the ranks' passes on a simulated
+  // cluster (compute_pool.h), shared by every rank of the simulation.
   RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
-              RunRecorder* recorder);
+              RunRecorder* recorder, ComputePool* pool = nullptr);
   ~RankTrainer();
 
   // Trains (or serves) to the end; with `keepParameters`, RankResult::parameters
@@ -82,6 +87,13 @@ class RankTrainer {
   void runCollective(Run& run);
   void runOverlapped(Run& run);  // rank_trainer_overlap.cc
   void runPushPull(Run& run);
+  // One forward + backward pass of `step`, charged on the clock and the
+  // meter; `start` is set to the instant the pass began. On the pool (when
+  // there is one, the charge is known in advance and not `inlineOnly`) the
+  // pass runs on a pool thread while this actor sleeps through its charge.
+  BatchOutcome computeBatch(Run& run, int64_t step, double& start, bool inlineOnly = false);
+  // One optimizer step with learning rate `lr`, charged the same way.
+  void applyStep(Run& run, double lr, bool inlineOnly = false);
   void evaluate(Run& run, int64_t iteration);
   void logIteration(Run& run, int64_t iteration, double lr);
   // Non-finite guard (rank_trainer_guard.cc): true when every worker skips
@@ -95,7 +107,7 @@ class RankTrainer {
   // is no run folder (library use without a recorder).
   bool openCheckpointStore(Run& run);
   void restoreCheckpoint(Run& run);  // collective: every worker fails alike
-  int64_t loadCheckpoint(Run& run);   // this worker's file; returns its iteration
+  int64_t loadCheckpoint(Run& run);  // this worker's file; returns its iteration
   void saveCheckpoint(Run& run, int64_t iteration);
   // --checkpoint-every's iterations (and epoch ends), the last excluded.
   bool checkpointDue(const Run& run, int64_t iteration, bool epochEnd) const;
@@ -108,6 +120,7 @@ class RankTrainer {
   const DataSplits& data_;
   Transport& world_;
   RunRecorder* recorder_;
+  ComputePool* pool_;
 };
 
 }  // namespace tetrad::train

@@ -24,9 +24,14 @@
 // backward pass as measured between hooks, the forward pass of iteration i
 // with iteration i−1's measured stage times (iteration i's cannot be
 // measured before its parameters are updated; the first iteration's own).
+// With a compute pool and known charges, wfbp, fusion and mgwfbp run the
+// update, forward and backward of an iteration on a pool thread while the
+// actor charges them (compute_pool.h); priority, whose updates wait for
+// units stage by stage, and measured charges compute inline.
 #include <fmt/format.h>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/compute_pool.h"
 #include "tetrad/train/gradient_pipeline.h"
 #include "tetrad/train/rank_trainer_run.h"
 #include "tetrad/train/wall_clock.h"
@@ -127,7 +132,39 @@ void RankTrainer::runOverlapped(Run& r) {
     const double batchCharge = known ? replica.chargeBatch(0) : 0;
     ForwardOutcome forward;
     double backwardMeasured = 0;
-    if (simulated) {
+    // Simulated with known charges and no gate: the pending update, the
+    // forward and the backward pass run on the compute pool while this actor
+    // charges the same stages on the clock (compute_pool.h).
+    const bool ahead = simulated && known && !gates && pool_ != nullptr;
+    if (ahead) {
+      const bool update = stepPending;
+      const double updateLr = pendingLr;
+      fired.clear();
+      firedAt.clear();
+      PendingPass pass = pool_->submit([&, update, updateLr] {
+        if (update) {
+          for (int s = 0; s < stages; ++s) replica.stepStage(s, updateLr);
+        }
+        forward = replica.forward(iteration, nullptr);
+        backwardStart = Clock::now();
+        backwardMeasured = replica.backward();
+      });
+      for (int s = 0; s < stages; ++s) {
+        if (update) {  // applyStage(s)'s charge, in its order
+          mark = world_.now();
+          const double charged = replica.chargeStageStep(s, 0);
+          if (charged > 0) world_.compute(charged);
+          meter.addCompute(charged);
+          event("optimizer " + replica.stageName(s), "optimizer");
+        }
+        const double charge = batchCharge * flopsShare(s) / 3;
+        if (charge > 0) world_.compute(charge);
+        meter.addCompute(charge);
+        event("forward " + replica.stageName(s), "forward");
+      }
+      stepPending = false;
+      pass.finish();
+    } else if (simulated) {
       // Charge the forward stage by stage on the simulated clock (after each
       // stage's update), then compute it for real.
       if (known || !lastForward.empty()) {
@@ -151,10 +188,12 @@ void RankTrainer::runOverlapped(Run& r) {
     accountComm();
 
     pipeline.beginIteration(iteration);
-    fired.clear();
-    firedAt.clear();
-    backwardStart = Clock::now();
-    backwardMeasured = replica.backward();
+    if (!ahead) {
+      fired.clear();
+      firedAt.clear();
+      backwardStart = Clock::now();
+      backwardMeasured = replica.backward();
+    }
     // Every gradient must have fired, or a unit would never become ready.
     TETRAD_CHECK(fired.size() == flat.slots().size(), Error,
                  "rank {}: backward produced {} of {} gradients (a parameter unused by the "

@@ -6,11 +6,11 @@
 
 #include "tetrad/arch/registry.h"
 #include "tetrad/sched/registry.h"
+#include "tetrad/sched/timeline.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/checkpoint_store.h"
 #include "tetrad/train/lr_schedule.h"
-#include "tetrad/sched/timeline.h"
 #include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/replica.h"
@@ -49,7 +49,7 @@ struct RankTrainer::Run {
   // Checkpoints (rank_trainer_checkpoint.cc): workers' store, the iteration
   // the loop starts from (a resumed run: the checkpoint's), the collective
   // loop's own state (Local SGD's anchor, gossip mixing steps).
-  bool checkpointing = false;  // takes checkpoints, or acts on a stop signal
+  bool checkpointing = false;                    // takes checkpoints, or acts on a stop signal
   std::unique_ptr<CheckpointStore> checkpoints;  // from the first checkpoint on
   Tag checkpointTag = 0;  // two collective spans: resume agreement, then the folder
   int64_t firstIteration = 0;

@@ -21,9 +21,9 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
                config.given.seed),
       batches_(data.train, data.mean, data.stddev) {
   const TrainConfig& c = config.given;
-  torch::manual_seed(c.seed);
-  model_ = makeModel(
-      c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses});
+  model_ = makeSeededModel(
+      c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses},
+      c.seed);
   model_->train();
   flat_ = std::make_unique<FlatModel>(model_->named_parameters().pairs());
   // One SGD per stage, so that a scheduler can update a stage alone; the
@@ -67,20 +67,29 @@ void Replica::installReadyHook(size_t slot) {
 }
 
 BatchOutcome Replica::forwardBackward(int64_t step) {
+  BatchOutcome outcome = computeBatch(step);
+  outcome.charged = chargeBatch(outcome.measured);
+  return outcome;
+}
+
+BatchOutcome Replica::computeBatch(int64_t step) {
   const ForwardOutcome forwarded = forward(step, nullptr);
   BatchOutcome outcome;
   for (double seconds : forwarded.stageSeconds) outcome.measured += seconds;
   outcome.measured += backward();
   outcome.loss = forwarded.loss;
   outcome.correct = forwarded.correct;
-  outcome.charged = timer_->charge(outcome.measured, batchFlops_, true);
   return outcome;
 }
 
 double Replica::step(double lr) {
+  return chargeStep(applyStep(lr));
+}
+
+double Replica::applyStep(double lr) {
   double measured = 0;
   for (int stage = 0; stage < stageCount(); ++stage) measured += stepStage(stage, lr);
-  return timer_->charge(measured, stepFlops_, false);
+  return measured;
 }
 
 double Replica::stepStage(int stage, double lr) {

@@ -58,8 +58,18 @@ class Replica {
   // Forward and backward of this rank's `step`-th batch (epochs follow one
   // another: step / stepsPerEpoch is the epoch) into the gradient buffer.
   BatchOutcome forwardBackward(int64_t step);
+  // The same pass without the charge (`charged` is 0): computeBatch() then
+  // chargeBatch(measured) is forwardBackward(). It touches only the model,
+  // the gradients and the data order, never the compute model, so a
+  // ComputePool thread may run it while the rank's actor charges the clock.
+  BatchOutcome computeBatch(int64_t step);
   // One optimizer step with learning rate `lr`; returns the seconds charged.
   double step(double lr);
+  // The same step without the charge (returns the measured seconds);
+  // applyStep() then chargeStep(measured) is step(). Like computeBatch(), a
+  // ComputePool thread may run it.
+  double applyStep(double lr);
+  double chargeStep(double measured) { return timer_->charge(measured, stepFlops_, false); }
 
   // --- Overlapped iterations (schedulers other than none) ---
   // The forward pass is a chain of stages (models.h); every parameter (slot

@@ -140,8 +140,8 @@ void RunMeter::loadState(ConstBytes state) {
   const auto received = in.get<uint64_t>("bytes received");
   const double now = world_.now();
   start_ = now == savedNow ? savedStart : savedStart + (now - savedNow);
-  wallStart_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(wall));
+  wallStart_ = Clock::now() -
+               std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wall));
   evalWall_ = 0;
   sentAtStart_ = world_.traffic().totalBytesSent() - sent;
   receivedAtStart_ = world_.traffic().totalBytesReceived() - received;

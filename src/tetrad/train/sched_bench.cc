@@ -46,8 +46,7 @@ void checkOptions(const TrainConfig& c) {
 
 SchedBenchRow predictSchedule(const TrainConfig& c, const std::string& policy) {
   checkOptions(c);
-  torch::manual_seed(int64_t(c.seed));
-  ModelPtr model = makeModel(c.model, kInput);
+  ModelPtr model = makeSeededModel(c.model, kInput, c.seed);
   ScheduleInputs inputs;
   std::vector<double> stageFlops;
   for (int s = 0; s < model->stageCount(); ++s) stageFlops.push_back(model->stageFlops(s));

@@ -10,6 +10,7 @@
 #include "tetrad/arch/registry.h"
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/compress/registry.h"
+#include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/sched/registry.h"
@@ -156,6 +157,22 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                  c.compute);
   }
   TETRAD_CHECK(c.threads >= 1, InvalidArgument, "invalid --threads {}: need at least 1", c.threads);
+  TETRAD_CHECK(c.simThreads >= 0, InvalidArgument,
+               "invalid --sim-threads {}: need at least 1 (0: every core)", c.simThreads);
+  TETRAD_CHECK(!(r.mpi && c.simThreads > 0), InvalidArgument,
+               "--sim-threads {} applies to a simulated cluster; under --cluster mpi each rank is "
+               "its own process (see --threads)",
+               c.simThreads);
+  TETRAD_CHECK(!(c.timingOnly && c.simThreads > 1), InvalidArgument,
+               "--sim-threads {} with --timing-only: a timing-only run has no computation to "
+               "spread over threads and runs on one",
+               c.simThreads);
+  // Passes run on threads only where their charge is known beforehand
+  // (compute_pool.h): measured runs compute one rank at a time.
+  const bool known = r.compute.kind != ComputeSpec::Kind::kMeasured;
+  r.simThreads = r.mpi || c.timingOnly || !known ? 1
+                 : c.simThreads > 0              ? c.simThreads
+                                                 : usableCores();
 
   TETRAD_CHECK(c.epochs >= 1, InvalidArgument, "invalid --epochs {}: need at least 1", c.epochs);
   TETRAD_CHECK(c.batchSize >= 1, InvalidArgument, "invalid --batch-size {}: need at least 1",
@@ -206,8 +223,8 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                c.checkpointEvery);
   r.checkpointable = !c.timingOnly && sync->mode() != SyncMode::kPushPull &&
                      !(r.arch.family == "ps" && r.pullCompress != "none");
-  r.stopsOnSignal = r.checkpointable &&
-                    (r.onNonFinite != NonFinitePolicy::kOff || c.checkpointEvery > 0);
+  r.stopsOnSignal =
+      r.checkpointable && (r.onNonFinite != NonFinitePolicy::kOff || c.checkpointEvery > 0);
   const bool wantsCheckpoints = c.checkpointEvery > 0 || !c.resume.empty();
   TETRAD_CHECK(!wantsCheckpoints || !c.timingOnly, InvalidArgument,
                "--checkpoint-every/--resume: a --timing-only run has no model to checkpoint");
@@ -220,8 +237,8 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "servers' compressor state are not yet supported",
                r.pullCompress);
   TETRAD_CHECK(c.resume.empty() || c.out.empty() || c.out == c.resume, InvalidArgument,
-               "--resume {} continues that run in its own folder; --out {} names another",
-               c.resume, c.out);
+               "--resume {} continues that run in its own folder; --out {} names another", c.resume,
+               c.out);
   return r;
 }
 
@@ -254,6 +271,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["stragglers"] = c.stragglers;
   j["compute_noise"] = c.computeNoise;
   j["threads"] = r.mpi ? c.threads : 1;
+  j["sim_threads"] = r.simThreads;
   j["epochs"] = c.epochs;
   j["batch_size"] = c.batchSize;
   j["global_batch_size"] = int64_t(c.batchSize) * workers;

@@ -50,6 +50,10 @@ struct TrainConfig {
   std::vector<std::string> stragglers;  // RANK:FACTOR
   double computeNoise = 0;
   int threads = 1;  // LibTorch threads per rank (MPI); 1 on sim
+  // Simulated clusters: threads computing the ranks' passes at once
+  // (compute_pool.h); 0: every usable core. Used with fixed: and flops:
+  // compute (measured runs, --timing-only: one). Does not change any result.
+  int simThreads = 0;
   // Optimisation.
   int epochs = 1;
   int batchSize = 64;  // per rank
@@ -109,6 +113,8 @@ struct ResolvedConfig {
   uint64_t bucketBytes = 0;
   uint64_t psPartitionBytes = 0;
   NonFinitePolicy onNonFinite = NonFinitePolicy::kStop;
+  // Threads of the ComputePool (1: passes inline, no pool); see above.
+  int simThreads = 1;
   // The run can be checkpointed (collective sync, real training).
   bool checkpointable = false;
   // SIGINT/SIGTERM end it cleanly after a checkpoint: it can be

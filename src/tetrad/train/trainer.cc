@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/train/compute_pool.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/models.h"
 #include "tetrad/train/partition.h"
@@ -188,11 +190,15 @@ TrainSummary runTraining(const TrainConfig& flags) {
   TrainSummary summary;
   std::string diverged;     // the agreed error of a run the non-finite guard stopped
   std::string interrupted;  // the agreed error of a run a stop signal ended
+  std::mutex endMutex;      // guards the two above
   // SIGINT/SIGTERM end the run cleanly (checkpoint, status "interrupted")
   // where the workers can agree on it; elsewhere they keep their default
   // action (train_config.h).
   std::optional<StopSignalScope> signals;
   if (config.stopsOnSignal) signals.emplace();
+  // Simulated ranks' passes on every core (compute_pool.h).
+  std::unique_ptr<ComputePool> pool;
+  if (config.simThreads > 1) pool = std::make_unique<ComputePool>(config.simThreads);
   launch(launchOptions, [&](Transport& t) {
     t.diagnostics().setCheckCollectives(c.checkCollectives);
     t.diagnostics().setStallWarnSeconds(c.stallWarn);
@@ -216,10 +222,14 @@ TrainSummary runTraining(const TrainConfig& flags) {
             servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str());
       std::fflush(stdout);
     }
-    RankTrainer trainer(config, data, t, recorder.get());
+    RankTrainer trainer(config, data, t, recorder.get(), pool.get());
     RankResult r = trainer.run();
-    if (r.status == "diverged") diverged = r.error;
-    if (r.status == "interrupted") interrupted = r.error;
+    {
+      // Ranks may finish at once on parallel simulation threads.
+      std::lock_guard lock(endMutex);
+      if (r.status == "diverged") diverged = r.error;
+      if (r.status == "interrupted") interrupted = r.error;
+    }
     if (t.rank() != 0) return;
     summary.status = r.status;
     summary.error = r.error;

@@ -1,0 +1,57 @@
+#include "tetrad/train/compute_pool.h"
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::train {
+
+PendingPass::~PendingPass() {
+  if (done_.valid()) done_.wait();
+}
+
+void PendingPass::finish() {
+  if (done_.valid()) done_.get();  // rethrows the job's exception
+}
+
+ComputePool::ComputePool(int threads) {
+  TETRAD_CHECK(threads >= 1, InvalidArgument, "a compute pool needs at least one thread, got {}",
+               threads);
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+ComputePool::~ComputePool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+PendingPass ComputePool::submit(std::function<void()> job) {
+  std::packaged_task<void()> task(std::move(job));
+  std::future<void> done = task.get_future();
+  {
+    std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(task));
+  }
+  ready_.notify_one();
+  return PendingPass(std::move(done));
+}
+
+void ComputePool::work() {
+  // LibTorch gives a new thread the process's intra-op thread count (1 on
+  // the simulator, trainer.cc) at its first parallel operation.
+  while (true) {
+    std::packaged_task<void()> task;
+    {
+      std::unique_lock lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;  // stopping, nothing left
+      task = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    task();  // a packaged task keeps the job's exception for its future
+  }
+}
+
+}  // namespace tetrad::train

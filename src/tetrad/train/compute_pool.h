@@ -1,0 +1,70 @@
+// ComputePool: threads that run the ranks' forward and backward passes of a
+// simulated run while their actors sleep through the simulated compute time,
+// so that the ranks of one simulation compute on every core.
+//
+// Why it is exact. SimGrid runs one actor at a time; an actor that computes
+// for real before sleeping holds up every other actor. Where the compute
+// model knows the charge before the pass runs (fixed:, flops:), a rank hands
+// its pass to the pool, sleeps for the charge on the simulated clock (the
+// other actors go on and hand over their own passes) and collects the result
+// when it wakes up. The pass reads and writes only that rank's replica, which
+// nothing else touches meanwhile, and the simulated events are the same as
+// computing inline: metrics and simulated times are bit for bit those of a
+// serial run (tests/train/parallel_sim_test.cc). With measured: the charge is
+// the pass's own time, known only after it ran, so ranks compute inline.
+//
+// Ownership: the trainer owns the pool for one run (trainer.cc); a rank's
+// PendingPass must be finished or destroyed before the replica it computes
+// on. Thread-safety: submit() from any thread (the simulation's actors);
+// jobs run on the pool's threads and must not call the transport.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace tetrad::train {
+
+// A job handed to the pool. Destroying it waits for the job (also while an
+// exception or a killed actor unwinds the rank), so that the job never
+// outlives the state it works on.
+class PendingPass {
+ public:
+  PendingPass() = default;
+  explicit PendingPass(std::future<void> done) : done_(std::move(done)) {}
+  PendingPass(PendingPass&&) = default;
+  PendingPass& operator=(PendingPass&&) = delete;
+  ~PendingPass();
+  // Waits for the job and rethrows its exception, if any.
+  void finish();
+
+ private:
+  std::future<void> done_;
+};
+
+class ComputePool {
+ public:
+  // `threads` >= 1 workers.
+  explicit ComputePool(int threads);
+  ~ComputePool();  // runs the queued jobs to the end, then joins
+  ComputePool(const ComputePool&) = delete;
+  ComputePool& operator=(const ComputePool&) = delete;
+
+  int threads() const { return int(workers_.size()); }
+  PendingPass submit(std::function<void()> job);
+
+ private:
+  void work();
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::packaged_task<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace tetrad::train

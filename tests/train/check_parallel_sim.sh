@@ -1,0 +1,80 @@
+#!/bin/sh
+# usage: check_parallel_sim.sh TETRAD OUT_DIR
+# Parallel simulation (train/compute_pool.h): every method below runs once
+# with --sim-threads 1 (passes inline, one at a time) and once with
+# --sim-threads 3 (passes on a pool of three threads while the actors sleep
+# through their charges). metrics.jsonl must be identical as text apart from
+# wall times, and so must summary.json apart from its wall-clock lines: the
+# same losses, accuracies, bytes and simulated times to the last bit. The
+# methods cover the loops and the state ranks keep: BSP all-reduce with and
+# without a compressor's state, the parameter server (dedicated and
+# colocated shards), Local SGD over gossip, D-PSGD, ASP on the parameter
+# server, AD-PSGD (whose passes stay inline), the overlapping schedules
+# (priority's stay inline), and compute noise with a straggler (the noise
+# stream must be drawn in order).
+tetrad=$1
+out=$2
+fail() {
+  echo "check_parallel_sim: FAIL: $*"
+  exit 1
+}
+rm -rf "$out"
+mkdir -p "$out"
+common="--quiet --model cnn --data synthetic --train-samples 768 --test-samples 128 --workers 4
+  --batch-size 16 --max-iters 10 --log-every 1 --eval-every 5 --cluster sim:1Gbps,50us
+  --timeline off"
+
+# Without the wall-clock fields.
+strip() {
+  sed -E 's/"wall_time":[^,}]*,?//' "$1"
+}
+summary() {
+  grep -v '"wall_' "$1" | grep -v '"folder"' | grep -v '"sim_threads"'
+}
+
+n=0
+while IFS='|' read -r label flags; do
+  [ -n "$label" ] || continue
+  n=$((n + 1))
+  compute="--compute flops:20"  # unless the method sets its own
+  case "$flags" in *--compute\ *) compute="" ;; esac
+  for threads in 1 3; do
+    dir="$out/$label-t$threads"
+    # shellcheck disable=SC2086
+    "$tetrad" train $common $compute $flags --sim-threads $threads --out "$dir" > "$dir.log" 2>&1 ||
+      { cat "$dir.log"; fail "$label: the run with --sim-threads $threads failed"; }
+  done
+  serial="$out/$label-t1"
+  parallel="$out/$label-t3"
+  grep -q '"sim_threads": 3' "$parallel/config.json" ||
+    fail "$label: config.json does not record 3 simulation threads"
+  [ "$(grep -c '"kind":"train"' "$serial/metrics.jsonl")" -ge 10 ] ||
+    fail "$label: fewer than 10 train lines in $serial/metrics.jsonl"
+  strip "$serial/metrics.jsonl" > "$serial.metrics"
+  strip "$parallel/metrics.jsonl" > "$parallel.metrics"
+  diff "$serial.metrics" "$parallel.metrics" > "$out/$label.diff" ||
+    { head -5 "$out/$label.diff"; fail "$label: metrics.jsonl differs between 1 and 3 threads"; }
+  summary "$serial/summary.json" > "$serial.summary"
+  summary "$parallel/summary.json" > "$parallel.summary"
+  diff "$serial.summary" "$parallel.summary" ||
+    fail "$label: summary.json differs between 1 and 3 threads"
+done <<'METHODS'
+bsp-none|
+bsp-powersgd|--compress powersgd:2
+bsp-topk-ef|--compress topk:0.01,ef
+bsp-randomk-ef|--compress randomk:0.05,ef
+ps2-qsgd|--arch ps:2 --compress qsgd:16
+ps2-colocated|--arch ps:2:colocated --compress terngrad
+local3-gossip|--sync local:3 --arch gossip:ring
+dpsgd|--arch gossip:exp
+asp-ps|--sync asp --arch ps:1
+adpsgd|--sync asp --arch gossip:ring
+wfbp|--sched wfbp --compress fp16
+mgwfbp-topk|--sched mgwfbp --compress topk:0.05,ef
+fusion-guard-off|--sched fusion:1MiB --on-nonfinite off
+priority|--sched priority:1MiB
+noise-straggler|--compute fixed:8ms --compute-noise 0.3 --straggler 2:1.5
+flops-noise-skip|--compute flops:20 --compute-noise 0.2 --on-nonfinite skip
+METHODS
+[ "$n" -eq 16 ] || fail "ran $n methods, expected 16"
+echo "check_parallel_sim: $n methods identical with 1 and 3 simulation threads"
