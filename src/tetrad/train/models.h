@@ -73,9 +73,9 @@ using ModelPtr = std::shared_ptr<Model>;
 ModelPtr makeModel(const std::string& name, const InputShape& shape);
 
 // makeModel() with its parameters drawn right after torch::manual_seed(seed),
-// both under one process-wide lock, so that ranks built at the same time on
-// parallel simulation threads (LaunchOptions::simThreads) each get exactly
-// the parameters of a serial build. Any thread.
+// both under one process-wide lock: LibTorch's generator is global, so two
+// threads building models at once would otherwise interleave their draws.
+// Any thread.
 ModelPtr makeSeededModel(const std::string& name, const InputShape& shape, uint64_t seed);
 
 }  // namespace tetrad::train

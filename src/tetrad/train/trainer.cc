@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <optional>
@@ -190,7 +189,6 @@ TrainSummary runTraining(const TrainConfig& flags) {
   TrainSummary summary;
   std::string diverged;     // the agreed error of a run the non-finite guard stopped
   std::string interrupted;  // the agreed error of a run a stop signal ended
-  std::mutex endMutex;      // guards the two above
   // SIGINT/SIGTERM end the run cleanly (checkpoint, status "interrupted")
   // where the workers can agree on it; elsewhere they keep their default
   // action (train_config.h).
@@ -224,12 +222,8 @@ TrainSummary runTraining(const TrainConfig& flags) {
     }
     RankTrainer trainer(config, data, t, recorder.get(), pool.get());
     RankResult r = trainer.run();
-    {
-      // Ranks may finish at once on parallel simulation threads.
-      std::lock_guard lock(endMutex);
-      if (r.status == "diverged") diverged = r.error;
-      if (r.status == "interrupted") interrupted = r.error;
-    }
+    if (r.status == "diverged") diverged = r.error;
+    if (r.status == "interrupted") interrupted = r.error;
     if (t.rank() != 0) return;
     summary.status = r.status;
     summary.error = r.error;
