@@ -16,6 +16,7 @@
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/run_plan.h"
+#include "tetrad/experiment/run_record.h"
 #include "tetrad/experiment/run_validation.h"
 #include "tetrad/experiment/sweep_file.h"
 #include "tetrad/experiment/sweep_runner.h"
@@ -62,8 +63,8 @@ void runSweepFile(const RunOptions& o) {
   if (o.dryRun) {
     size_t done = 0;
     for (const experiment::RunPlan& run : runs) {
-      const bool finished = std::filesystem::exists(std::filesystem::path(options.outDir) /
-                                                    run.name / "summary.json");
+      const bool finished =
+          experiment::runDone((std::filesystem::path(options.outDir) / run.name).string());
       done += finished ? 1 : 0;
       std::string args;
       for (const std::string& a : run.trainArgs()) args += " " + a;
@@ -89,11 +90,13 @@ void runSweepFile(const RunOptions& o) {
               options.outDir.c_str(), outcome.total);
   std::fflush(stdout);
   TETRAD_CHECK(outcome.configError.empty(), InvalidArgument, "{}", outcome.configError);
-  if (outcome.failed > 0) {
+  if (outcome.failed + outcome.interrupted > 0) {
     std::string names;
     for (const std::string& name : outcome.failedRuns) names += (names.empty() ? "" : ", ") + name;
-    TETRAD_FAIL(Error, "{} of {} runs failed ({}); see train.log in their folders under {}",
-                outcome.failed, outcome.total, names, options.outDir);
+    TETRAD_FAIL(Error,
+                "{} of {} runs failed and {} were interrupted ({}); see train.log in their "
+                "folders under {} (the next tetrad run resumes the interrupted ones)",
+                outcome.failed, outcome.total, outcome.interrupted, names, options.outDir);
   }
 }
 

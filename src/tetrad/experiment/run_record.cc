@@ -51,7 +51,28 @@ double meanOf(const json& object, const char* key) {
   return sum / double(it->size());
 }
 
+// summary.json's "status" (absent in older summaries: finished).
+std::string statusOf(const fs::path& dir, const json& summary) {
+  if (summary.is_null()) {
+    return fs::exists(dir / "train.log") || fs::exists(dir / "metrics.jsonl") ? "failed"
+                                                                              : "not run";
+  }
+  const std::string status = stringOr(summary, "status", "finished");
+  if (status == "diverged" || status == "interrupted") return status;
+  return "ok";
+}
+
 }  // namespace
+
+std::string runStatus(const std::string& folder) {
+  const fs::path dir(folder);
+  return statusOf(dir, readJson(dir / "summary.json"));
+}
+
+bool runDone(const std::string& folder) {
+  const std::string status = runStatus(folder);
+  return status == "ok" || status == "diverged";
+}
 
 RunRecord readRunFolder(const std::string& folder) {
   const fs::path dir(folder);
@@ -61,10 +82,7 @@ RunRecord readRunFolder(const std::string& folder) {
   RunRecord r;
   r.folder = folder;
   r.name = dir.filename().string();
-  r.status = !summary.is_null()                  ? "ok"
-             : fs::exists(dir / "train.log")     ? "failed"
-             : fs::exists(dir / "metrics.jsonl") ? "failed"
-                                                 : "not run";
+  r.status = statusOf(dir, summary);
   // The configuration: summary first (what ran), then config.json.
   auto field = [&](const char* key) { return stringOr(summary, key, stringOr(config, key, "")); };
   r.sync = field("sync");

@@ -28,7 +28,10 @@ struct RunRecord {
   int clusterIndex = -1;
   uint64_t seed = 0;
   std::string hash;
-  std::string status;  // "ok" (summary.json), "failed" (train.log only), "not run"
+  // "ok" (summary.json of a finished run), "diverged" (the non-finite guard
+  // stopped it: a result), "interrupted" (a signal stopped it after a
+  // checkpoint: to be resumed), "failed" (train.log only), "not run".
+  std::string status;
   // From config.json / summary.json.
   std::string sync, arch, compress, sched, model, data, clusterSpec, engine;
   int workers = 0;
@@ -55,6 +58,14 @@ struct EvalPoint {
   double accuracy = 0;
   double bytesSent = 0;  // rank 0's bytes sent so far
 };
+
+// A run folder's status (see RunRecord::status) from its files alone.
+std::string runStatus(const std::string& folder);
+
+// True when a sweep has nothing left to do for the run in `folder`: it
+// finished or diverged. Interrupted, failed and missing runs are run again
+// (interrupted ones resume from their checkpoint).
+bool runDone(const std::string& folder);
 
 // Reads the run folder `folder` (never throws for missing or malformed files;
 // they read as missing values).

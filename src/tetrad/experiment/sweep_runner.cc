@@ -83,7 +83,7 @@ class SweepRunner {
                  "cannot create the output folder '{}' ({})", options_.outDir, ec.message());
     outcome_.total = runs_.size();
     for (size_t i = 0; i < runs_.size(); ++i) {
-      if (fs::exists(folderOf(i) / "summary.json")) {
+      if (runDone(folderOf(i).string())) {
         ++outcome_.alreadyDone;
       } else {
         pending_.push_back(i);
@@ -110,9 +110,11 @@ class SweepRunner {
     std::vector<RunRecord> records;
     for (size_t i = 0; i < runs_.size(); ++i) records.push_back(readRunFolder(folderOf(i)));
     writeResults(records, options_.outDir);
-    print("tetrad run: {} ok, {} failed, {} already done, {} not started; {} elapsed\n",
-          outcome_.ok, outcome_.failed, outcome_.alreadyDone, outcome_.notStarted,
-          duration(seconds(Clock::now() - start_)));
+    print(
+        "tetrad run: {} ok, {} diverged, {} interrupted, {} failed, {} already done, {} not "
+        "started; {} elapsed\n",
+        outcome_.ok, outcome_.diverged, outcome_.interrupted, outcome_.failed, outcome_.alreadyDone,
+        outcome_.notStarted, duration(seconds(Clock::now() - start_)));
     return outcome_;
   }
 
@@ -135,14 +137,28 @@ class SweepRunner {
     fs::create_directories(folder, ec);
     TETRAD_CHECK(!ec, Error, "cannot create the run folder '{}' ({})", folder.string(),
                  ec.message());
+    // Interrupted after a checkpoint: continue it (train's --resume checks
+    // that the configuration is the same).
+    const bool resume =
+        runStatus(folder.string()) == "interrupted" && fs::is_directory(folder / "checkpoint");
     fs::remove(folder / "train.log", ec);
-    const std::vector<std::string> command =
+    std::vector<std::string> command =
         childCommand(run, options_.exe, folder.string(), options_.mpirun, options_.simThreads);
+    if (resume) command.insert(command.end(), {"--resume", folder.string()});
     writeRunJson(run, folder.string(), options_.sweepFile, command);
-    running_.push_back(
-        Running{index, std::make_unique<ChildProcess>(command, (folder / "train.log").string()),
-                Clock::now()});
-    print("        start  {}\n", run.name);
+    std::unique_ptr<ChildProcess> child;
+    try {
+      child = std::make_unique<ChildProcess>(command, (folder / "train.log").string());
+    } catch (const Error& e) {
+      // E.g. the binary being rebuilt: this run failed, the others go on.
+      ++done_;
+      ++outcome_.failed;
+      outcome_.failedRuns.push_back(run.name);
+      print("[{}/{}] FAILED {}: {}\n", done_, toRun_, run.name, e.what());
+      return;
+    }
+    running_.push_back(Running{index, std::move(child), Clock::now()});
+    print("        {} {}\n", resume ? "resume" : "start ", run.name);
   }
 
   void reapFinished() {
@@ -166,7 +182,21 @@ class SweepRunner {
     const size_t left = toRun_ - done_ - outcome_.notStarted;
     const std::string eta = left == 0 ? "0s" : duration(elapsed / double(done_) * double(left));
     const std::string counter = fmt::format("[{}/{}]", done_, toRun_);
-    if (status == 0 && fs::exists(folder / "summary.json")) {
+    const std::string state = runStatus(folder.string());
+    if (state == "diverged" || state == "interrupted") {
+      const std::string why = errorLine(tailOfFile((folder / "train.log").string(), kLogTailLines));
+      if (state == "diverged") {
+        ++outcome_.diverged;
+      } else {
+        ++outcome_.interrupted;
+        outcome_.failedRuns.push_back(run.name);
+      }
+      print("{} {} {}: {}{} | elapsed {}, ETA {}\n", counter,
+            state == "diverged" ? "diverged" : "interrupted", run.name, why,
+            state == "diverged" ? "" : " (the next tetrad run resumes it)", duration(elapsed), eta);
+      return;
+    }
+    if (status == 0 && state == "ok") {
       ++outcome_.ok;
       const RunRecord record = readRunFolder(folder.string());
       print(

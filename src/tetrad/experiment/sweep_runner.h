@@ -1,8 +1,12 @@
 // Running the runs of a sweep: one `tetrad train` child process per run, at
 // most `jobs` at a time, each in its own folder OUT/<run name>/.
 //
-// A run whose folder already holds summary.json is done and skipped, so an
-// interrupted sweep resumes where it stopped. Before a run starts, its folder
+// A run whose folder holds the summary.json of a finished or diverged run is
+// done and skipped, so an interrupted sweep resumes where it stopped. A run
+// that a signal interrupted (its summary says "interrupted", after writing a
+// checkpoint: Ctrl-C reaches the children too) is resumed from that
+// checkpoint with `--resume`. A diverged run (the non-finite guard stopped
+// it) is a result, not a failure. Before a run starts, its folder
 // gets run.json (labels, seed, hash, command line) and a fresh train.log that
 // receives the child's stdout and stderr. A failed run is reported with the
 // tail of its log and does not stop the others — except a configuration
@@ -37,10 +41,12 @@ struct SweepOutcome {
   size_t total = 0;
   size_t alreadyDone = 0;  // skipped: summary.json was there
   size_t ok = 0;           // finished now
+  size_t diverged = 0;     // stopped by the non-finite guard now (a result)
+  size_t interrupted = 0;  // stopped by a signal after a checkpoint (resumable)
   size_t failed = 0;
   size_t notStarted = 0;                // left out after a configuration error
   std::string configError;              // the first configuration error, or ""
-  std::vector<std::string> failedRuns;  // names
+  std::vector<std::string> failedRuns;  // names of the failed and interrupted runs
 };
 
 // Runs `runs` (see the header comment) and writes the results files.
