@@ -58,6 +58,7 @@ std::vector<model::MeasuredCluster> readMeasured(const std::string& dir) {
       m.finalAccuracy = row.accuracyMean;
       const bool reached = row.seeds > 0 && row.reachedTarget == row.seeds;
       m.timeToTarget = reached ? row.timeToTarget : NAN;
+      m.timePerIter = row.timePerIter;
       // The models cover sched "none" only: an arch that no model knows keeps
       // such a method out of the advised candidates (it still counts as measured).
       if (row.sched != "none" && !row.sched.empty()) m.method.arch = "sched:" + row.sched;

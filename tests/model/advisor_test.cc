@@ -109,8 +109,10 @@ TEST(modelAdvisor, MeasuredCodecRunsTheCompressor) {
 MeasuredCluster cluster(const std::string& label, const std::string& spec, double bspTime,
                         double fp16Time) {
   MeasuredCluster c{label, spec, 4, "mlp", 0.7, 0.002, {}};
-  c.methods.push_back({"bsp", {"bsp", "allreduce:ring", "none"}, true, 0.81, bspTime});
-  c.methods.push_back({"fp16", {"bsp", "allreduce:ring", "fp16"}, false, 0.80, fp16Time});
+  // Measured: fp16 takes 2 ms per iteration, bsp 1 ms (so bsp needs 120
+  // iterations to the target on "slow", fp16 40).
+  c.methods.push_back({"bsp", {"bsp", "allreduce:ring", "none"}, true, 0.81, bspTime, 0.001});
+  c.methods.push_back({"fp16", {"bsp", "allreduce:ring", "fp16"}, false, 0.80, fp16Time, 0.002});
   return c;
 }
 
@@ -135,8 +137,27 @@ TEST(modelValidation, PenaltiesAndAgreement) {
   EXPECT_FALSE(a.clusters[2].counted);
   EXPECT_EQ(a.counted, 2);
   EXPECT_EQ(a.agreed, 1);
+  // With the measured iterations (bsp 60, fp16 25 on "fast"), fp16's fewer
+  // iterations outweigh its dearer ones: the pick is the measured fastest.
+  EXPECT_EQ(a.clusters[1].advisedToTarget, "fp16");
+  EXPECT_TRUE(a.clusters[1].agreeToTarget);
+  EXPECT_EQ(a.clusters[0].advisedToTarget, "fp16");
+  EXPECT_EQ(a.agreedToTarget, 2);
+  // The pick is the smallest product of its own prediction and iterations.
+  auto product = [&](size_t c, size_t m) {
+    const MeasuredMethod& x = clusters[c].methods[m];
+    ModelContext context;
+    context.workload = modelWorkload("mlp");
+    context.network = networkModel(clusters[c].spec, clusters[c].workers);
+    context.codec = nominal;
+    context.compute = {clusters[c].computePerIter, "measured"};
+    return predictMethod(x.method, context).seconds * (x.timeToTarget / x.timePerIter);
+  };
+  EXPECT_DOUBLE_EQ(a.clusters[1].advisedToTargetSeconds, product(1, 1));
+  EXPECT_LT(product(1, 1), product(1, 0));
   const std::vector<std::string> lines = formatAgreement(a);
-  EXPECT_EQ(lines.back(), "agreement: 1 of 2 clusters");
+  EXPECT_EQ(lines.back(),
+            "agreement: 1 of 2 clusters per iteration, 2 of 2 with measured iterations to target");
 }
 
 }  // namespace

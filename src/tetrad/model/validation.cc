@@ -44,7 +44,7 @@ Agreement compareWithResults(const std::vector<MeasuredCluster>& clusters,
       context.compute = std::isfinite(cluster.computePerIter) && cluster.computePerIter > 0
                             ? ComputeTime{cluster.computePerIter, "measured in the results"}
                             : fallbackCompute(context.workload);
-      double best = INFINITY;
+      double best = INFINITY, bestToTarget = INFINITY;
       for (const MeasuredMethod& m : cluster.methods) {
         try {
           const Prediction p = predictMethod(m.method, context);
@@ -52,6 +52,14 @@ Agreement compareWithResults(const std::vector<MeasuredCluster>& clusters,
             best = p.seconds;
             row.advised = m.label;
             row.advisedSeconds = p.seconds;
+          }
+          if (std::isfinite(m.timeToTarget) && std::isfinite(m.timePerIter) && m.timePerIter > 0) {
+            const double toTarget = p.seconds * (m.timeToTarget / m.timePerIter);
+            if (toTarget < bestToTarget) {
+              bestToTarget = toTarget;
+              row.advisedToTarget = m.label;
+              row.advisedToTargetSeconds = toTarget;
+            }
           }
         } catch (const Error&) {
           // A point the model does not cover: not a candidate.
@@ -72,8 +80,10 @@ Agreement compareWithResults(const std::vector<MeasuredCluster>& clusters,
     if (row.note.empty() && row.measured.empty()) row.note = "no method reached the target";
     row.counted = row.note.empty();
     row.agree = row.counted && row.advised == row.measured;
+    row.agreeToTarget = row.counted && row.advisedToTarget == row.measured;
     agreement.counted += row.counted ? 1 : 0;
     agreement.agreed += row.agree ? 1 : 0;
+    agreement.agreedToTarget += row.agreeToTarget ? 1 : 0;
     agreement.clusters.push_back(std::move(row));
   }
   return agreement;
@@ -86,12 +96,20 @@ std::vector<std::string> formatAgreement(const Agreement& agreement) {
       lines.push_back(fmt::format("cluster {}: not compared ({})", row.cluster, row.note));
       continue;
     }
-    lines.push_back(fmt::format(
+    std::string line = fmt::format(
         "cluster {}: advised {} ({:.3f} ms/iter predicted); fastest to target {} ({}): {}",
         row.cluster, row.advised, row.advisedSeconds * 1e3, row.measured,
-        formatSeconds(row.measuredTimeToTarget), row.agree ? "agree" : "disagree"));
+        formatSeconds(row.measuredTimeToTarget), row.agree ? "agree" : "disagree");
+    if (!row.advisedToTarget.empty()) {
+      line += fmt::format("; with measured iterations to target: advised {} ({} predicted): {}",
+                          row.advisedToTarget, formatSeconds(row.advisedToTargetSeconds),
+                          row.agreeToTarget ? "agree" : "disagree");
+    }
+    lines.push_back(std::move(line));
   }
-  lines.push_back(fmt::format("agreement: {} of {} clusters", agreement.agreed, agreement.counted));
+  lines.push_back(fmt::format(
+      "agreement: {} of {} clusters per iteration, {} of {} with measured iterations to target",
+      agreement.agreed, agreement.counted, agreement.agreedToTarget, agreement.counted));
   return lines;
 }
 

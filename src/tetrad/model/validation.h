@@ -1,6 +1,9 @@
 // Validation of the advisor against a finished sweep: per cluster of the
 // results, the advisor's top pick among the methods that ran there against
-// the method measured fastest to the target accuracy, and the measured
+// the method measured fastest to the target accuracy — from the predicted
+// time per iteration alone, and from it times each method's measured
+// iterations to the target (which separates the cost model's error from
+// convergence, which it does not model) — and the measured
 // accuracy penalty of every method (its final accuracy minus the cluster
 // baseline's).
 //
@@ -23,6 +26,7 @@
 // Thread-safety: call from one thread (codec measurements).
 #pragma once
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,6 +42,7 @@ struct MeasuredMethod {
   bool baseline = false;
   double finalAccuracy = 0;  // NaN when unknown
   double timeToTarget = 0;   // NaN unless every seed reached the target
+  double timePerIter = NAN;  // measured seconds per iteration; NaN when unknown
 };
 
 struct MeasuredCluster {
@@ -58,12 +63,19 @@ struct ClusterAgreement {
   double advisedSeconds = 0;
   std::string measured;  // method label, or empty
   double measuredTimeToTarget = 0;
+  // The pick once convergence is measured: predicted time per iteration ×
+  // the iterations the method took to the target (its time to target over
+  // its measured time per iteration), among the methods that reached it.
+  std::string advisedToTarget;  // empty when no method has both
+  double advisedToTargetSeconds = 0;
+  bool agreeToTarget = false;
   std::string note;  // why not counted
 };
 
 struct Agreement {
   std::vector<ClusterAgreement> clusters;
-  int agreed = 0;
+  int agreed = 0;          // per-iteration pick = measured fastest to target
+  int agreedToTarget = 0;  // pick with the measured iterations = measured fastest
   int counted = 0;
 };
 
@@ -76,9 +88,10 @@ Agreement compareWithResults(const std::vector<MeasuredCluster>& clusters,
                              const std::function<ComputeTime(const Workload&)>& fallbackCompute,
                              const CodecFunction& codec);
 
-// "cluster slow (sim:1Gbps,50us, 4 workers): advised fp16 (0.70 ms/iter);
-// fastest to target fp16 (80.00 ms): agree", and the closing
-// "agreement: k of n clusters".
+// "cluster slow: advised fp16 (0.700 ms/iter predicted); fastest to target
+// fp16 (80.00 ms): agree; with measured iterations to target: advised fp16
+// (56.0 ms predicted): agree", and the closing "agreement: k of n clusters
+// per iteration, j of n with measured iterations to target".
 std::vector<std::string> formatAgreement(const Agreement& agreement);
 
 }  // namespace tetrad::model
