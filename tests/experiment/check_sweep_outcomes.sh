@@ -32,7 +32,7 @@ printf '%s\n' "$log" | grep -q "2 runs (2 already done, 0 to run)" ||
 grep -q "^- \`exploding-.*\`: diverged" "$out/report.md" || fail "report.md does not list the diverged run"
 
 # Interrupted: the summary of a run a signal stopped says so; the sweep resumes it.
-steady=$(ls -d "$out"/steady-s1-* 2> /dev/null || ls -d "$out"/steady-star-s1-*)
+steady=$(ls -d "$out"/steady-star-s1-*)
 [ -d "$steady/checkpoint" ] || fail "no checkpoint folder in $steady"
 sed 's/"[a-z_]*wall_time[a-z_]*": *[0-9.e+-]*,\{0,1\}//' "$steady/metrics.jsonl" > "$out/uninterrupted.metrics"
 sed -i 's/"status": "finished"/"status": "interrupted"/' "$steady/summary.json"
@@ -43,8 +43,7 @@ printf '%s\n' "$log" | grep -q "2 runs (1 already done, 1 to run)" || fail "thir
 printf '%s\n' "$log" | grep -q "resume $(basename "$steady")" || fail "the interrupted run was not resumed"
 printf '%s\n' "$log" | grep -q '\] ok     steady-' || fail "the resumed run is not ok"
 grep -q '"status": "finished"' "$steady/summary.json" || fail "the resumed run did not finish"
-grep -q -- "--resume" "$steady/train.log" 2> /dev/null ||
-  grep -q -- '"--resume"' "$steady/run.json" || fail "run.json does not record --resume"
+grep -q -- '"--resume"' "$steady/run.json" || fail "run.json does not record --resume"
 sed 's/"[a-z_]*wall_time[a-z_]*": *[0-9.e+-]*,\{0,1\}//' "$steady/metrics.jsonl" > "$out/resumed.metrics"
 diff "$out/uninterrupted.metrics" "$out/resumed.metrics" > /dev/null ||
   fail "the resumed run's metrics differ from the uninterrupted run's"
