@@ -73,8 +73,9 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--threads", c.threads, "LibTorch threads per rank under MPI (1 on sim)")
       ->capture_default_str();
   cmd->add_option("--sim-threads", c.simThreads,
-                  "Simulated cluster: ranks computing at once, each on its own thread (0: every "
-                  "core; results do not depend on it)")
+                  "Threads computing the simulated ranks' passes at once with --compute fixed: "
+                  "or flops: (0: every core; measured compute runs one rank at a time); results "
+                  "do not depend on it")
       ->capture_default_str();
   cmd->add_option("--epochs", c.epochs, "Epochs")->capture_default_str();
   cmd->add_option("--batch-size", c.batchSize, "Batch size per rank")->capture_default_str();
