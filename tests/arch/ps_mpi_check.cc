@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
             return;
           }
           if (mode == "kill") raise(SIGKILL);  // dies instead of serving
-          exchange->serve();
+          exchange->serve(nullptr);
         } else {
           exchange->start({});
           for (size_t b = 0; b < 2; ++b) {
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       testing::ExchangeSetup setup(world, workers, "asp", {1000}, "none", 1024, 5000);
       setup.context.updateLimit = 20;
       ExchangePtr exchange = makeExchange(arch, setup.context);
-      if (exchange->isServerRank()) return exchange->serve();
+      if (exchange->isServerRank()) return exchange->serve(nullptr);
       std::vector<float> params(1000, 0.0f), change(1000, 1.0f);
       exchange->start(params);
       PullResult pull;

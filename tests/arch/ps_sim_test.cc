@@ -46,7 +46,7 @@ TEST_P(PsAverage, EqualsTheExactMeanOnEveryWorker) {
     // 1 KiB partitions: every bucket but the small one is split.
     ExchangeSetup setup(world, c.workers, "bsp", buckets, "none", 1024);
     ExchangePtr exchange = makeExchange(c.arch, setup.context);
-    if (exchange->isServerRank()) return exchange->serve();
+    if (exchange->isServerRank()) return exchange->serve(nullptr);
     exchange->start({});
     for (int round = 0; round < 3; ++round) {
       for (size_t b = 0; b < buckets.size(); ++b) {
@@ -87,7 +87,7 @@ double timedAverage(int workers, const std::string& arch, int serverRanks, size_
   launch(star(workers + serverRanks), [&](Transport& world) {
     ExchangeSetup setup(world, workers, "bsp", {n}, "none", n * 4 / (serverRanks ? 1 : workers));
     ExchangePtr exchange = makeExchange(arch, setup.context);
-    if (exchange->isServerRank()) return exchange->serve();
+    if (exchange->isServerRank()) return exchange->serve(nullptr);
     exchange->start({});
     std::vector<float> values(n, 1.0f);
     const double start = world.now();
@@ -130,7 +130,7 @@ ExchangeStats pushPullRun(const std::string& sync, int workers, int slow, double
     setup.context.updateLimit = limit;
     ExchangePtr exchange = makeExchange("ps", setup.context);
     if (exchange->isServerRank()) {
-      exchange->serve();
+      exchange->serve(nullptr);
       std::lock_guard lock(mutex);
       stats = exchange->stats();
       return;
@@ -178,7 +178,7 @@ TEST(PsPushPull, ServersApplyEachChangeOverW) {
     ExchangeSetup setup(world, 1, "asp", {10});
     setup.context.updateLimit = 5;
     ExchangePtr exchange = makeExchange("ps", setup.context);
-    if (exchange->isServerRank()) return exchange->serve();
+    if (exchange->isServerRank()) return exchange->serve(nullptr);
     std::vector<float> params(10, 2.0f), change(10, 0.5f);
     exchange->start(params);
     PullResult pull;
@@ -221,7 +221,7 @@ TEST(PsFailures, MissingWorkerIsNamedByTheServer) {
                         ExchangePtr exchange = makeExchange("ps", setup.context);
                         if (exchange->isServerRank()) {
                           try {
-                            exchange->serve();
+                            exchange->serve(nullptr);
                           } catch (const Error& e) {
                             serverError = e.what();
                             throw;

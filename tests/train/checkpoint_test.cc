@@ -3,9 +3,12 @@
 //   - a run stopped after iteration N (the stop-signal test hook) and
 //     resumed ends with the parameters of the uninterrupted run bit for bit,
 //     and its metrics.jsonl equals the uninterrupted one's apart from wall
-//     times (simulated times to 1e-12: see expectSameRecord) — for BSP with none, top-k + EF and
-//     PowerSGD, Local SGD, D-PSGD, CHOCO-SGD, the parameter server, an overlapping schedule and a
-//     model with batch-norm buffers;
+//     times (simulated times to 1e-12: see expectSameRecord), and every
+//     rank's byte totals equal — for BSP with none, top-k + EF and
+//     PowerSGD, Local SGD, D-PSGD, CHOCO-SGD, the parameter server (with
+//     and without a pull compressor), SSP and ASP on the parameter server,
+//     an overlapping schedule and a model with batch-norm buffers (AD-PSGD:
+//     check_checkpoint_async.sh);
 //   - a checkpoint of another configuration, world size or a damaged file
 //     is refused with a message naming what differs;
 //   - checkpoint files: atomic write, checksum, truncation.
@@ -16,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
@@ -34,6 +38,9 @@ namespace fs = std::filesystem;
 struct Outcome {
   std::vector<float> parameters;  // rank 0's
   std::string status;
+  std::vector<RankTotals> ranks;  // every rank's totals (servers included)
+  int64_t updatesApplied = 0;
+  std::map<int64_t, int64_t> stalenessHistogram;
   std::vector<nlohmann::json> metrics;  // metrics.jsonl without wall times
 };
 
@@ -45,6 +52,7 @@ Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int worke
   options.cluster = config.cluster;
   options.workers = worldSizeFor(resolved, workers);
   options.timeoutSeconds = 60;
+  options.simConfig = resolved.simConfig;
   launch(options, [&](Transport& t) {
     std::unique_ptr<RunRecorder> recorder;
     if (t.rank() == 0) {
@@ -56,6 +64,9 @@ Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int worke
     if (t.rank() == 0) {
       outcome.parameters = std::move(result.parameters);
       outcome.status = result.status;
+      outcome.ranks = result.ranks;
+      outcome.updatesApplied = result.updatesApplied;
+      outcome.stalenessHistogram = result.stalenessHistogram;
     }
   });
   std::ifstream in(fs::path(config.out) / "metrics.jsonl");
@@ -131,6 +142,18 @@ class Checkpoint : public ::testing::Test {
     for (size_t i = 0; i < whole.metrics.size(); ++i) {
       expectSameRecord(resumed.metrics[i], whole.metrics[i], i + 1);
     }
+    // Every rank's totals, servers included (their books travel in their
+    // shards' checkpoints), and what the servers saw.
+    ASSERT_EQ(resumed.ranks.size(), whole.ranks.size());
+    for (size_t k = 0; k < whole.ranks.size(); ++k) {
+      EXPECT_EQ(resumed.ranks[k].bytesSent, whole.ranks[k].bytesSent) << "rank " << k;
+      EXPECT_EQ(resumed.ranks[k].bytesReceived, whole.ranks[k].bytesReceived) << "rank " << k;
+      EXPECT_NEAR(resumed.ranks[k].commTime, whole.ranks[k].commTime,
+                  1e-12 * std::max(1.0, whole.ranks[k].commTime))
+          << "rank " << k;
+    }
+    EXPECT_EQ(resumed.updatesApplied, whole.updatesApplied);
+    EXPECT_EQ(resumed.stalenessHistogram, whole.stalenessHistogram);
   }
 
   DataSplits data_ = testing::smallSynthetic(512, 64);
@@ -185,6 +208,41 @@ TEST_F(Checkpoint, ParameterServerResumesBitForBit) {
   c.compress = "topk:0.1,ef";
   expectResumeEquivalent(c, 2, 5);
 }
+
+// The servers' pull compressor keeps error-feedback residuals of the sums.
+TEST_F(Checkpoint, ParameterServerWithPullCompressionResumesBitForBit) {
+  TrainConfig c = configFor("ps-pull");
+  c.arch = "ps:2";
+  c.psPullCompress = "topk:0.1,ef";
+  expectResumeEquivalent(c, 2, 5);
+}
+
+// Push-pull: a stop during local step 5 is acted on at the cut after local
+// step 8 (--checkpoint-every 4), where every worker waits for the others.
+// The servers' weights, clocks and staleness statistics are in the
+// checkpoint; three workers, so that the order of their pushes matters.
+TEST_F(Checkpoint, StaleSynchronousOnDedicatedServersResumesBitForBit) {
+  TrainConfig c = configFor("ssp");
+  c.workers = 3;
+  c.sync = "ssp:1";
+  c.arch = "ps:2";
+  c.compress = "topk:0.1,ef";
+  expectResumeEquivalent(c, 3, 5, 8);
+}
+
+TEST_F(Checkpoint, AsynchronousOnColocatedServersWithPullCompressionResumesBitForBit) {
+  TrainConfig c = configFor("asp");
+  c.workers = 3;
+  c.sync = "asp";
+  c.arch = "ps:3:colocated";
+  c.psPullCompress = "fp16";
+  expectResumeEquivalent(c, 3, 5, 8);
+}
+
+// AD-PSGD is checked in fresh processes by check_checkpoint_async.sh (models,
+// losses, times and bytes bit for bit): its step counter numbers the ticks
+// that arrive at one simulated instant in the engine's internal order of
+// simultaneous events, so its staleness statistics can differ.
 
 TEST_F(Checkpoint, OverlappedScheduleResumesBitForBit) {
   TrainConfig c = configFor("wfbp");

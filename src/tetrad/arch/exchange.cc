@@ -12,11 +12,11 @@ void Exchange::mixModels(std::span<float>, int64_t) {
   TETRAD_FAIL(Unsupported, "--arch {} averages, it does not mix models with neighbours", spec());
 }
 
-void Exchange::serve() {
+void Exchange::serve(ServerBooks*) {
   TETRAD_FAIL(Unsupported, "--arch {} has no server ranks", spec());
 }
 
-ByteBuffer Exchange::saveState() const {
+ByteBuffer Exchange::saveState() {
   TETRAD_FAIL(Unsupported, "--arch {}: checkpoints of this architecture are not yet supported",
               spec());
 }

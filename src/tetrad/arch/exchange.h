@@ -78,6 +78,19 @@ struct PullResult {
   int64_t staleness = -1;      // of the update just pushed (clocks), -1: unknown
 };
 
+// A dedicated server rank's own books (the training layer's meter of that
+// rank), kept in its shard's checkpoint so that a resumed server's totals
+// continue where they stopped. serve() takes them; the server task alone
+// calls them, between requests.
+class ServerBooks {
+ public:
+  virtual ~ServerBooks() = default;
+  // Leaves `sent` and `received` bytes of checkpoint traffic out of the totals.
+  virtual void excludeTraffic(uint64_t sent, uint64_t received) = 0;
+  virtual ByteBuffer save() const = 0;
+  virtual void load(ConstBytes state) = 0;
+};
+
 // What the servers saw, for summary.json.
 struct ExchangeStats {
   // Staleness of every applied update (push-pull): count per staleness.
@@ -104,22 +117,29 @@ class Exchange {
   // ones (rethrowing their errors).
   virtual void finish() {}
 
-  // Dedicated server ranks: serves until every worker has finished.
-  virtual void serve();
+  // Dedicated server ranks: serves until every worker has finished;
+  // `books` (may be null) travel with the shard's checkpoints.
+  virtual void serve(ServerBooks* books);
   // True on ranks that serve instead of training.
   virtual bool isServerRank() const { return false; }
 
   // This rank's server statistics (empty on ranks without a server).
   virtual ExchangeStats stats() const { return {}; }
 
-  // Checkpoints (train/checkpoint_store.h), workers only, between
-  // iterations: the state that decides this worker's future exchanges
-  // (compressor states per stream and unit, CHOCO's public copies), as
-  // bytes. loadState() takes what saveState() of the same architecture,
-  // plan and worker wrote; ProtocolError or InvalidArgument otherwise.
-  // Default: Unsupported naming the architecture (state held by servers or
-  // passive tasks is not checkpointed).
-  virtual ByteBuffer saveState() const;
+  // Checkpoints (train/checkpoint_store.h): collective over the workers, at
+  // a quiescent cut — every worker between two iterations (or local steps),
+  // none with an exchange in flight. saveState() returns the state that
+  // decides this worker's future exchanges as bytes: compressor states per
+  // stream and unit, CHOCO's public copies, and the state of the servers or
+  // passive tasks this worker answers for (a parameter-server shard's
+  // weights, clocks and pull-compressor states, fetched over the transport;
+  // AD-PSGD's served model and step counter). It may exchange messages and
+  // barriers among the workers, so that no worker moves on before every
+  // server's state is taken. loadState() takes what saveState() of the same
+  // architecture, plan and worker wrote and hands the servers their part
+  // back before returning; ProtocolError or InvalidArgument otherwise.
+  // Default: Unsupported naming the architecture.
+  virtual ByteBuffer saveState();
   virtual void loadState(ConstBytes state);
 };
 

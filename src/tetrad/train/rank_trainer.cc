@@ -71,6 +71,21 @@ double plannedBatchSecondsOf(const ResolvedConfig& config, Transport& world, Rep
   return seconds[0];
 }
 
+// A dedicated server rank's books: its meter, kept in its shard's
+// checkpoints (arch/exchange.h).
+class MeterBooks final : public ServerBooks {
+ public:
+  explicit MeterBooks(RunMeter& meter) : meter_(meter) {}
+  void excludeTraffic(uint64_t sent, uint64_t received) override {
+    meter_.excludeTraffic(sent, received);
+  }
+  ByteBuffer save() const override { return meter_.saveState(); }
+  void load(ConstBytes state) override { meter_.loadState(state); }
+
+ private:
+  RunMeter& meter_;
+};
+
 void charge(Transport& world, RunMeter& meter, double seconds) {
   if (seconds > 0) world.compute(seconds);
   meter.addCompute(seconds);
@@ -173,7 +188,8 @@ RankResult RankTrainer::run(bool keepParameters) {
   if (!worker) {
     role = RankRole::kServer;
     r.meter = std::make_unique<RunMeter>(world_);
-    r.exchange->serve();
+    MeterBooks books(*r.meter);
+    r.exchange->serve(&books);
   } else {
     const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
     r.schedule =
@@ -363,7 +379,8 @@ void RankTrainer::runPushPull(Run& r) {
   // workers together once every worker has stopped.
   const bool mixes = r.exchange->mixesModels();
   r.apart = true;
-  int64_t step = 0, global = 0;
+  int64_t step = r.firstIteration;
+  int64_t& global = r.global;  // checkpointed
   while (true) {
     const double lr = r.schedule->at(std::min(global, r.total - 1));
     double computeStart = 0;
@@ -398,6 +415,12 @@ void RankTrainer::runPushPull(Run& r) {
     }
     global = std::max(global, now);
     if (pull.stop) break;
+    // A checkpoint after this local step (the same one on every worker).
+    if (endIteration(r, step, step % r.perEpoch == 0)) break;
+  }
+  if (r.result.status == "interrupted") {
+    if (mixes) r.exchange->finish();  // every passive task drained; no evaluation
+    return;
   }
   if (mixes) {
     r.apart = false;

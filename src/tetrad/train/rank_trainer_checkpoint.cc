@@ -3,7 +3,13 @@
 //
 // A checkpoint is taken between iterations of a collective loop, when no
 // exchange is in flight (the overlapped loop applies its pending update
-// first). Each worker writes its own file: the identity of the run, its
+// first). Under push-pull (ssp, asp, AD-PSGD) it is taken after the same
+// local step on every worker: a worker that reaches a checkpoint step waits
+// there for the others (the stop agreement), and the exchange takes the
+// servers' or passive tasks' state between barriers — a quiescent cut. The
+// cut synchronises the workers once per checkpoint, so a push-pull run with
+// --checkpoint-every is not the same run as one without; a stopped and
+// resumed run equals the uninterrupted one with the same interval. Each worker writes its own file: the identity of the run, its
 // replica (replica.h), its exchange's state (arch/exchange.h), its meter
 // (run_meter.h), the loop's state and, on rank 0, how many bytes of
 // metrics.jsonl were written. Writing costs no traffic; its time and the
@@ -30,7 +36,9 @@ namespace {
 
 // The loop's state, in the order written.
 struct LoopState {
-  int64_t iteration = 0, mixSteps = 0, lastEval = -1, skipped = 0;
+  // iteration: of the collective loop, or this worker's local steps under
+  // push-pull (whose global iterations, from the servers' count, are `global`).
+  int64_t iteration = 0, global = 0, mixSteps = 0, lastEval = -1, skipped = 0;
   double lastTest = -1, lastConsensus = -1;
   RankResult result;
   std::vector<float> anchor;
@@ -40,7 +48,7 @@ ByteBuffer saveLoop(const LoopState& s) {
   ByteBuffer bytes;
   bytes.reserve(128 + s.anchor.size() * sizeof(float));
   ByteWriter out(bytes);
-  for (int64_t value : {s.iteration, s.mixSteps, s.lastEval, s.skipped, s.result.iterationsToTarget,
+  for (int64_t value : {s.iteration, s.global, s.mixSteps, s.lastEval, s.skipped, s.result.iterationsToTarget,
                         s.result.skippedSteps}) {
     out.put(value);
   }
@@ -57,7 +65,7 @@ ByteBuffer saveLoop(const LoopState& s) {
 LoopState loadLoop(ConstBytes bytes) {
   ByteReader in(bytes);
   LoopState s;
-  for (int64_t* value : {&s.iteration, &s.mixSteps, &s.lastEval, &s.skipped,
+  for (int64_t* value : {&s.iteration, &s.global, &s.mixSteps, &s.lastEval, &s.skipped,
                          &s.result.iterationsToTarget, &s.result.skippedSteps}) {
     *value = in.get<int64_t>("loop counter");
   }
@@ -81,6 +89,20 @@ ByteBuffer doubleBytes(double value) {
   bytes.reserve(sizeof(value));
   ByteWriter(bytes).put(value);
   return bytes;
+}
+
+// Sleeps until the engine's clock reads `instant` exactly, when it can: a
+// single sleep of (instant − now) may end an ulp early or late, and the order
+// of events at equal instants (messages arriving at once) would then differ
+// from the uninterrupted run's. So: sleep to a microsecond before (longer
+// than the engine's precision of 1 ns, below which it rounds sleeps), then
+// the rest: that difference is exact, as the two instants are close.
+void sleepUntilExactly(Transport& world, double instant) {
+  constexpr double kApproach = 1e-6;
+  const double now = world.now();
+  if (instant <= now) return;
+  if (instant - now > 2 * kApproach) world.sleepFor(instant - now - kApproach);
+  world.sleepFor(instant - world.now());
 }
 
 }  // namespace
@@ -119,11 +141,17 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
   sections.putText("identity", runIdentity(configToJson(config_, r.workers)));
   sections.putText("world", fmt::format("{} workers, rank {}", r.workers, world_.rank()));
   sections.put("replica", r.replica->saveState());
+  // Taking the exchange's state may cost traffic and time (servers, passive
+  // tasks): not training. The meter's books and the clock after it, with
+  // no bracket open: the instant and the totals the loop goes on from.
+  r.meter->beginEval();
   sections.put("exchange", r.exchange->saveState());
+  r.meter->endEval();
   sections.put("meter", r.meter->saveState());
   sections.put("clock", doubleBytes(world_.now()));
   LoopState loop;
   loop.iteration = iteration;
+  loop.global = r.global;
   loop.mixSteps = r.mixSteps;
   loop.lastEval = r.lastEval;
   loop.skipped = r.guard ? r.guard->skipped() : 0;
@@ -138,7 +166,9 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
     ByteWriter(bytes).put(recorder_->metricsBytes());
     sections.put("metrics", std::move(bytes));
   }
+  r.meter->beginEval();  // writing takes no simulated time, but wall time
   r.checkpoints->write(iteration, sections);
+  r.meter->endEval();
 }
 
 void RankTrainer::restoreCheckpoint(Run& r) {
@@ -165,8 +195,7 @@ void RankTrainer::restoreCheckpoint(Run& r) {
   }
   // The simulated clock back to the instant the checkpoint was taken (set-up
   // and the agreement above took less), then the meter's books on it.
-  const double now = world_.now();
-  if (world_.engine() == "sim" && r.resumeClock > now) world_.sleepFor(r.resumeClock - now);
+  if (world_.engine() == "sim") sleepUntilExactly(world_, r.resumeClock);
   r.meter->loadState(r.resumeMeter);
   // Only now, once every worker accepted its file, is the run folder changed.
   if (recorder_) recorder_->resumeMetricsAt(r.resumeMetricsBytes);
@@ -221,7 +250,9 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     r.resumeMeter.assign(meter.begin(), meter.end());
     r.meter->loadState(r.resumeMeter);
     r.firstIteration = loop.iteration;
-    r.result.iterations = loop.iteration;
+    r.global = loop.global;
+    r.result.iterations =
+        r.sync->mode() == SyncMode::kPushPull ? loop.global : loop.iteration;
     r.mixSteps = loop.mixSteps;
     r.lastEval = loop.lastEval;
     r.lastTest = loop.lastTest;
@@ -255,28 +286,31 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
   if (!r.checkpointing) return false;
   const bool due = checkpointDue(r, iteration, epochEnd);
   bool stop = false;
-  if (r.guard) {
+  if (r.guard && r.sync->mode() != SyncMode::kPushPull) {
     stop = r.guard->stopAgreed();  // agreed during this iteration's check
   } else if (due) {
-    // Without the guard's per-iteration agreement, a signal is acted on at
-    // the next checkpoint. The agreement is not training.
-    r.meter->beginEval();
+    // Without the guard's per-iteration agreement (it is off, or under
+    // push-pull each worker checks alone), a signal is acted on at the next
+    // checkpoint. In a collective run the agreement is not training. Under
+    // push-pull it is where a worker waits for the others to reach the cut:
+    // what the checkpoint costs the run in time, so it counts (as
+    // communication), while taking the state and writing do not.
+    const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
+    const double start = world_.now();
+    if (!pushPull) r.meter->beginEval();
     stop = agreeOnStop(*r.group, r.guardTag, pendingStopSignal(iteration) != 0);
-    r.meter->endEval();
+    if (!pushPull) r.meter->endEval();
+    if (pushPull) r.meter->addComm(world_.now() - start);
   }
   bool written = false;
   if (due || stop) {
-    // Neither learning the folder nor writing is training. The meter's
-    // books are saved with no bracket open over traffic (writing costs no
-    // simulated time or traffic), so they resume exactly.
+    // Neither learning the folder nor writing is training (saveCheckpoint
+    // brackets its own parts, so that the meter's books are saved with no
+    // bracket open and resume exactly).
     r.meter->beginEval();
     written = openCheckpointStore(r);
     r.meter->endEval();
-    if (written) {
-      r.meter->beginEval();
-      saveCheckpoint(r, iteration);
-      r.meter->endEval();
-    }
+    if (written) saveCheckpoint(r, iteration);
   }
   if (!stop) return false;
   r.result.status = "interrupted";

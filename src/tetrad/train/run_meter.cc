@@ -51,6 +51,11 @@ void RunMeter::endEval() {
   evalReceived_ += world_.traffic().totalBytesReceived() - evalReceivedStart_;
 }
 
+void RunMeter::excludeTraffic(uint64_t sent, uint64_t received) {
+  evalSent_ += sent;
+  evalReceived_ += received;
+}
+
 double RunMeter::trainTime() const {
   return world_.now() - start_ - evalTime_;
 }

@@ -47,6 +47,9 @@ class RunMeter {
   // Brackets an evaluation: its time and traffic are excluded.
   void beginEval();
   void endEval();
+  // Leaves bytes out of the traffic totals (a server rank's checkpoint
+  // traffic, which no bracket can enclose: its task learns of it on arrival).
+  void excludeTraffic(uint64_t sent, uint64_t received);
 
   double trainTime() const;  // engine clock since the start, evaluation excluded
   double wallTime() const;   // wall seconds since the start, evaluation excluded

@@ -154,7 +154,7 @@ RankResult TimingRank::run() {
   if (!worker) {
     role = RankRole::kServer;
     meter_ = std::make_unique<RunMeter>(world_);
-    exchange_->serve();
+    exchange_->serve(nullptr);
   } else {
     const double peak = config_.linearScaling ? c.lr * workers_ : c.lr;
     schedule_ = std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, perEpoch_, total_);

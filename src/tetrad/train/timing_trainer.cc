@@ -90,7 +90,7 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
     launchOptions.workers = fixed > 0 ? fixed : worldSizeFor(config, defaultWorkers);
   }
   launchOptions.timeoutSeconds = c.timeout;
-  launchOptions.simConfig = c.simConfig;
+  launchOptions.simConfig = config.simConfig;
   // The parameter server parses its packets: it needs payloads.
   launchOptions.payloadFree = !config.arch.holdsWeights();
 

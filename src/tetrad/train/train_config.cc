@@ -221,21 +221,29 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(c.checkpointEvery >= 0, InvalidArgument,
                "invalid --checkpoint-every {}: iterations >= 0 (0: only on SIGINT/SIGTERM)",
                c.checkpointEvery);
-  r.checkpointable = !c.timingOnly && sync->mode() != SyncMode::kPushPull &&
-                     !(r.arch.family == "ps" && r.pullCompress != "none");
-  r.stopsOnSignal =
-      r.checkpointable && (r.onNonFinite != NonFinitePolicy::kOff || c.checkpointEvery > 0);
+  // Every run with a model can be checkpointed. The workers agree on a stop
+  // signal through the guard's per-iteration check, or at the next
+  // checkpoint when the guard is off or under push-pull (where each worker
+  // checks alone).
+  r.checkpointable = !c.timingOnly;
+  const bool agreesEveryIteration =
+      r.onNonFinite != NonFinitePolicy::kOff && sync->mode() != SyncMode::kPushPull;
+  r.stopsOnSignal = r.checkpointable && (agreesEveryIteration || c.checkpointEvery > 0);
   const bool wantsCheckpoints = c.checkpointEvery > 0 || !c.resume.empty();
   TETRAD_CHECK(!wantsCheckpoints || !c.timingOnly, InvalidArgument,
                "--checkpoint-every/--resume: a --timing-only run has no model to checkpoint");
-  TETRAD_CHECK(!wantsCheckpoints || sync->mode() != SyncMode::kPushPull, Unsupported,
-               "--checkpoint-every/--resume with --sync {}: checkpoints of push-pull runs (the "
-               "servers' weights and clocks, AD-PSGD's passive tasks) are not yet supported",
-               r.sync);
-  TETRAD_CHECK(!wantsCheckpoints || r.checkpointable, Unsupported,
-               "--checkpoint-every/--resume with --ps-pull-compress {}: checkpoints of the "
-               "servers' compressor state are not yet supported",
-               r.pullCompress);
+  // Under push-pull the order in which nearly simultaneous messages arrive
+  // decides the result. SimGrid's default lazy network update rounds flow
+  // progress differently depending on the simulation's history, which a
+  // resumed run does not have, so such runs use the full update (the same
+  // model, evaluated without that shortcut) unless --sim-cfg chose one.
+  r.simConfig = c.simConfig;
+  const bool choosesOptim =
+      std::any_of(c.simConfig.begin(), c.simConfig.end(),
+                  [](const std::string& item) { return item.starts_with("network/optim:"); });
+  if (!r.mpi && wantsCheckpoints && sync->mode() == SyncMode::kPushPull && !choosesOptim) {
+    r.simConfig.push_back("network/optim:Full");
+  }
   TETRAD_CHECK(c.resume.empty() || c.out.empty() || c.out == c.resume, InvalidArgument,
                "--resume {} continues that run in its own folder; --out {} names another", c.resume,
                c.out);
@@ -265,7 +273,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["partition"] = r.partition.toString();
   j["workers"] = workers;
   j["cluster"] = c.cluster;
-  j["sim_config"] = c.simConfig;
+  j["sim_config"] = r.simConfig;
   j["timeout"] = c.timeout;
   j["compute"] = r.compute.toString();
   j["stragglers"] = c.stragglers;

@@ -115,11 +115,15 @@ struct ResolvedConfig {
   NonFinitePolicy onNonFinite = NonFinitePolicy::kStop;
   // Threads of the ComputePool (1: passes inline, no pool); see above.
   int simThreads = 1;
-  // The run can be checkpointed (collective sync, real training).
+  // SimGrid --cfg items the run uses: --sim-cfg's, plus network/optim:Full
+  // for a simulated push-pull run that checkpoints (see resolveConfig()).
+  std::vector<std::string> simConfig;
+  // The run can be checkpointed (every run that trains a real model).
   bool checkpointable = false;
   // SIGINT/SIGTERM end it cleanly after a checkpoint: it can be
   // checkpointed and its workers can agree on a stop, through the non-finite
-  // guard's per-iteration check or at --checkpoint-every's boundaries.
+  // guard's per-iteration check (collective sync) or at --checkpoint-every's
+  // boundaries (push-pull: there, each worker's guard checks alone).
   // Otherwise the signals keep their default action.
   bool stopsOnSignal = false;
 };

@@ -173,7 +173,7 @@ TrainSummary runTraining(const TrainConfig& flags) {
   launchOptions.cluster = c.cluster;
   launchOptions.workers = launchRanks(config);
   launchOptions.timeoutSeconds = c.timeout;
-  launchOptions.simConfig = c.simConfig;
+  launchOptions.simConfig = config.simConfig;
 
   // Where the worker count is known now, refuse a batch that does not fit
   // before any engine starts (ranks check again once the world is known).

@@ -58,7 +58,7 @@ class AllreduceExchange final : public Exchange {
     aggregate(transport_, *compressor_, values, states_[s][bucket], options);
   }
 
-  ByteBuffer saveState() const override { return saveCompressorStates(states_); }
+  ByteBuffer saveState() override { return saveCompressorStates(states_); }
   void loadState(ConstBytes state) override {
     loadCompressorStates(state, states_, fmt::format("rank {}: {}", transport_.rank(), spec()));
   }

@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 #include "tetrad/arch/gossip/adpsgd_passive.h"
 #include "tetrad/arch/gossip/topology_spec.h"
+#include "tetrad/collectives/barrier.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/seed.h"
@@ -43,6 +45,7 @@ class AdpsgdExchange final : public Exchange {
     options_.tags.request = context.tags->reserve(1, "AD-PSGD requests");
     options_.tags.averageReply = context.tags->reserve(1, "AD-PSGD average replies");
     options_.tags.tickReply = context.tags->reserve(1, "AD-PSGD step counter replies");
+    checkpointTag_ = context.tags->reserve(2 * kCollectiveTagSpan, "AD-PSGD checkpoints");
     options_.workers = context.workerCount;
     options_.updateLimit = context.updateLimit;
     const int rank = transport_.rank();
@@ -114,6 +117,68 @@ class AdpsgdExchange final : public Exchange {
     if (!last_.empty()) model_->boundary(last_, clock_);
   }
 
+  // Checkpoints: this worker's step count, clock, partner stream and
+  // staleness histogram, its shared model (served and pending), and on rank
+  // 0 the step counter. Taken between barriers: every passive task is idle
+  // (each request was answered before its sender reached the cut) and no
+  // worker sends a new one before every worker has taken its state.
+  ByteBuffer saveState() override {
+    TETRAD_CHECK(model_ && server_, InvalidArgument, "AD-PSGD: a checkpoint before start()");
+    barrier(transport_, CollectiveOptions{checkpointTag_});
+    // Starts non-empty: ByteWriter's first insert into an empty vector draws
+    // a false GCC 12 warning (core/fixed_byte_writer.h).
+    ByteBuffer bytes(sizeof(steps_));
+    std::memcpy(bytes.data(), &steps_, sizeof(steps_));
+    bytes.reserve(4096 + 2 * count_ * sizeof(float) + 16 * histogram_.size());
+    ByteWriter out(bytes);
+    out.put<int64_t>(clock_);
+    out.put<int64_t>(server_->count());
+    std::ostringstream stream;
+    stream << partners_;
+    const std::string partners = stream.str();
+    out.put<uint64_t>(partners.size());
+    out.putBytes(std::as_bytes(std::span(partners)));
+    out.put<uint64_t>(histogram_.size());
+    for (const auto& [staleness, count] : histogram_) {
+      out.put<int64_t>(staleness);
+      out.put<int64_t>(count);
+    }
+    model_->save(out);
+    barrier(transport_, CollectiveOptions{checkpointTag_ + kCollectiveTagSpan});
+    return bytes;
+  }
+
+  // Before any worker steps again (the resume's agreement follows).
+  void loadState(ConstBytes state) override {
+    TETRAD_CHECK(model_ && server_, InvalidArgument, "AD-PSGD: a resume before start()");
+    ByteReader in(state);
+    const auto steps = in.get<int64_t>("steps");
+    const auto clock = in.get<int64_t>("clock");
+    const auto count = in.get<int64_t>("step counter");
+    const auto partnersLength = in.get<uint64_t>("partner stream length");
+    const ConstBytes partnersText = in.getBytes(size_t(partnersLength), "partner stream");
+    std::istringstream partnersIn(
+        std::string(reinterpret_cast<const char*>(partnersText.data()), partnersText.size()));
+    std::mt19937_64 partners;
+    partnersIn >> partners;
+    TETRAD_CHECK(!partnersIn.fail(), ProtocolError, "AD-PSGD: unreadable partner stream");
+    std::map<int64_t, int64_t> histogram;
+    const auto entries = in.get<uint64_t>("histogram entries");
+    TETRAD_CHECK(entries <= in.remaining() / (2 * sizeof(int64_t)), ProtocolError,
+                 "{} histogram entries in {} bytes", entries, in.remaining());
+    for (uint64_t i = 0; i < entries; ++i) {
+      const auto staleness = in.get<int64_t>("staleness");
+      histogram[staleness] = in.get<int64_t>("staleness count");
+    }
+    model_->load(in);
+    in.expectEnd("AD-PSGD state");
+    steps_ = steps;
+    clock_ = clock;
+    partners_ = partners;
+    histogram_ = std::move(histogram);
+    if (transport_.rank() == 0) server_->restoreCount(count);
+  }
+
   ExchangeStats stats() const override {
     ExchangeStats stats;
     stats.stalenessHistogram = histogram_;
@@ -175,6 +240,7 @@ class AdpsgdExchange final : public Exchange {
   std::vector<float> theirs_;
   std::map<int64_t, int64_t> histogram_;
   int64_t steps_ = 0, clock_ = 0;
+  Tag checkpointTag_ = 0;
   std::span<float> last_;  // the parameters of the last pushPull (finish() absorbs into them)
   bool finished_ = false;
 };

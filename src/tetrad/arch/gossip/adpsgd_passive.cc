@@ -48,6 +48,28 @@ void SharedModel::serve(std::span<const float> incoming, std::span<std::byte> re
   }
 }
 
+void SharedModel::save(ByteWriter& out) const {
+  std::lock_guard lock(mutex_);
+  out.put<int64_t>(clock_);
+  out.put<uint64_t>(served_.size());
+  out.putBytes(std::as_bytes(std::span(served_)));
+  out.putBytes(std::as_bytes(std::span(pending_)));
+}
+
+void SharedModel::load(ByteReader& in) {
+  const auto clock = in.get<int64_t>("served clock");
+  const auto count = in.get<uint64_t>("served size");
+  std::lock_guard lock(mutex_);
+  TETRAD_CHECK(count == served_.size(), ProtocolError,
+               "the served model of the checkpoint has {} floats, this one {}", count,
+               served_.size());
+  const ConstBytes served = in.getBytes(served_.size() * sizeof(float), "served model");
+  const ConstBytes pending = in.getBytes(pending_.size() * sizeof(float), "pending averages");
+  std::memcpy(served_.data(), served.data(), served.size());
+  std::memcpy(pending_.data(), pending.data(), pending.size());
+  clock_ = clock;
+}
+
 PassiveServer::PassiveServer(SharedModel& model, PassiveOptions options, int rank)
     : model_(model), options_(std::move(options)), rank_(rank) {
   const size_t n = size_t(options_.workers);
@@ -104,11 +126,11 @@ void PassiveServer::onRequest(Transport& transport, const Message& message) {
     case Kind::kTick: {
       TETRAD_CHECK(rank_ == 0 && !done_[size_t(peer)], ProtocolError,
                    "step tick from rank {} at rank {}", peer, rank_);
-      ++count_;
+      const int64_t count = ++count_;
       ByteBuffer bytes(kTickReplyBytes);
-      std::memcpy(bytes.data(), &count_, sizeof(count_));
-      const bool stop = options_.updateLimit > 0 && count_ >= options_.updateLimit;
-      bytes[sizeof(count_)] = std::byte(stop ? 1 : 0);
+      std::memcpy(bytes.data(), &count, sizeof(count));
+      const bool stop = options_.updateLimit > 0 && count >= options_.updateLimit;
+      bytes[sizeof(count)] = std::byte(stop ? 1 : 0);
       reply(transport, peer, options_.tags.tickReply, std::move(bytes));
       return;
     }

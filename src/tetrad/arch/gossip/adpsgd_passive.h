@@ -33,6 +33,7 @@
 // the passive task, stats()/count() may be read after it is joined.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -42,6 +43,7 @@
 #include <vector>
 
 #include "tetrad/arch/gossip/topology.h"
+#include "tetrad/core/bytes.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::adpsgd {
@@ -75,9 +77,14 @@ class SharedModel {
   // then averages `served` with `incoming` (moving pending the same way).
   void serve(std::span<const float> incoming, std::span<std::byte> reply);
   size_t size() const { return served_.size(); }
+  // Checkpoints, at a quiescent cut (no request in service): `served`,
+  // `pending` and the clock. load() throws ProtocolError on a state of
+  // another size and then changes nothing.
+  void save(ByteWriter& out) const;
+  void load(ByteReader& in);
 
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::vector<float> served_, pending_;
   int64_t clock_ = 0;
 };
@@ -95,7 +102,9 @@ class PassiveServer {
 
   // Serves until every expected sender is done; errors name this rank.
   void run(Transport& transport);
-  int64_t count() const { return count_; }  // rank 0: ticks counted
+  int64_t count() const { return count_.load(); }  // rank 0: ticks counted
+  // A resumed run's rank 0, before any tick: the count at the checkpoint.
+  void restoreCount(int64_t count) { count_.store(count); }
 
  private:
   void onRequest(Transport& transport, const Message& message);
@@ -109,7 +118,7 @@ class PassiveServer {
   std::vector<bool> mayAverage_;  // per rank: a neighbour
   std::vector<bool> expectDone_, done_;
   int doneLeft_ = 0;
-  int64_t count_ = 0;
+  std::atomic<int64_t> count_{0};  // read by the worker at checkpoints
   std::vector<float> incoming_;  // the requester's model, aligned
   struct InFlight {
     ByteBuffer bytes;

@@ -47,7 +47,7 @@ class GossipExchange final : public Exchange {
 
   // D-PSGD keeps nothing between steps (the mixer's buffers are scratch);
   // CHOCO-SGD its public copies, compressor state and step count.
-  ByteBuffer saveState() const override { return gamma_ > 0 ? choco_.serialize() : ByteBuffer{}; }
+  ByteBuffer saveState() override { return gamma_ > 0 ? choco_.serialize() : ByteBuffer{}; }
   void loadState(ConstBytes state) override {
     if (gamma_ <= 0) {
       TETRAD_CHECK(state.empty(), InvalidArgument,

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tetrad/arch/ps/ps_layout.h"
 #include "tetrad/arch/ps/ps_protocol.h"
 #include "tetrad/arch/ps/ps_shard.h"
@@ -50,6 +52,8 @@ class PsExchange final : public Exchange {
     layout_.requestTag = context.tags->reserve(1, "parameter server requests");
     layout_.replyTag = context.tags->reserve(1, "parameter server replies");
     layout_.barrierTag = context.tags->reserve(kCollectiveTagSpan, "parameter server start");
+    layout_.checkpointTag =
+        context.tags->reserve(2 * kCollectiveTagSpan, "parameter server checkpoints");
     TETRAD_CHECK(world_.size() == layout_.workers + (colocated ? 0 : shards), InvalidArgument,
                  "--arch {}: {} workers and {} dedicated servers need {} ranks, the world has {}",
                  spec(), layout_.workers, colocated ? 0 : shards,
@@ -80,28 +84,85 @@ class PsExchange final : public Exchange {
 
   bool isServerRank() const override { return world_.rank() >= layout_.workers; }
 
-  // Workers' push states only: a checkpoint is taken between rounds, when
-  // a summing shard holds nothing; shards that hold weights (ssp, asp) or
-  // pull-compressor state are refused.
-  ByteBuffer saveState() const override {
-    checkCheckpointable();
-    return saveCompressorStates(states_);
-  }
-  void loadState(ConstBytes state) override {
-    checkCheckpointable();
-    loadCompressorStates(state, states_, fmt::format("rank {}: {}", world_.rank(), spec()));
+  // Checkpoints: the worker's push states and clock, and the state of every shard
+  // this worker answers for (PsLayout::checkpointOwner), fetched at a
+  // quiescent cut: a barrier so that every worker has finished its
+  // iteration (and every shard its round), the fetch, and a barrier so
+  // that no worker pushes again before every shard's state is taken.
+  ByteBuffer saveState() override {
+    ByteBuffer bytes;
+    ByteWriter out(bytes);
+    const ByteBuffer states = saveCompressorStates(states_);
+    out.put<uint64_t>(states.size());
+    out.putBytes(states);
+    out.put<int64_t>(clock_);
+    barrier(workers_, CollectiveOptions{layout_.checkpointTag});
+    const std::vector<int> owned = ownedShards();
+    std::vector<ByteBuffer> messages;
+    std::vector<RequestPtr> sends;
+    messages.reserve(owned.size());
+    for (int shard : owned) {
+      messages.push_back(request(ps::RequestKind::kCheckpoint, 0, 0, 0, {}));
+      sends.push_back(world_.isend(layout_.shardRank(shard), layout_.requestTag, messages.back()));
+    }
+    std::vector<ByteBuffer> shardStates = receiveShardReplies(owned);
+    waitAll(sends);
+    out.put<uint32_t>(uint32_t(owned.size()));
+    for (size_t i = 0; i < owned.size(); ++i) {
+      out.put<uint32_t>(uint32_t(owned[i]));
+      out.put<uint64_t>(shardStates[i].size());
+      out.putBytes(shardStates[i]);
+    }
+    barrier(workers_, CollectiveOptions{layout_.checkpointTag + kCollectiveTagSpan});
+    return bytes;
   }
 
-  void serve() override {
+  // Everything is read and checked before any shard is sent its state.
+  void loadState(ConstBytes state) override {
+    const std::string who = fmt::format("rank {}: {}", world_.rank(), spec());
+    ByteReader in(state);
+    const auto length = in.get<uint64_t>("compressor states length");
+    loadCompressorStates(in.getBytes(size_t(length), "compressor states"), states_, who);
+    const auto clock = in.get<int64_t>("push clock");
+    TETRAD_CHECK(clock >= 0, ProtocolError, "{}: push clock {}", who, clock);
+    const std::vector<int> owned = ownedShards();
+    const auto count = in.get<uint32_t>("shard count");
+    TETRAD_CHECK(count == owned.size(), InvalidArgument,
+                 "{}: the checkpoint holds the state of {} shards, this worker answers for {}", who,
+                 count, owned.size());
+    std::vector<ByteBuffer> messages;
+    for (int shard : owned) {
+      const auto saved = in.get<uint32_t>("shard");
+      TETRAD_CHECK(saved == uint32_t(shard), InvalidArgument,
+                   "{}: the checkpoint holds shard {} where this worker answers for shard {}", who,
+                   saved, shard);
+      const auto bytes = in.get<uint64_t>("shard state length");
+      const ConstBytes shardState = in.getBytes(size_t(bytes), "shard state");
+      ByteBuffer message = request(ps::RequestKind::kRestore, 0, 0, 0, {});
+      message.reserve(message.size() + shardState.size());
+      message.insert(message.end(), shardState.begin(), shardState.end());
+      messages.push_back(std::move(message));
+    }
+    in.expectEnd("parameter-server state");
+    std::vector<RequestPtr> sends;
+    for (size_t i = 0; i < owned.size(); ++i) {
+      sends.push_back(world_.isend(layout_.shardRank(owned[i]), layout_.requestTag, messages[i]));
+    }
+    receiveShardReplies(owned);  // acknowledgements
+    waitAll(sends);
+    clock_ = clock;
+  }
+
+  void serve(ServerBooks* books) override {
     TETRAD_CHECK(isServerRank() && shard_, InvalidArgument, "rank {} is not a server rank",
                  world_.rank());
-    shard_->run(world_);
+    shard_->run(world_, books);
   }
 
   void start(std::span<const float> params) override {
     if (layout_.colocated && shard_) {
       task_ = world_.spawn(fmt::format("ps-shard-{}", layout_.shardOf(world_.rank())),
-                           [this] { shard_->run(world_); });
+                           [this] { shard_->run(world_, nullptr); });
     }
     if (layout_.mode != ps::ShardMode::kWeights) return;
     if (world_.rank() == 0) {
@@ -241,6 +302,50 @@ class PsExchange final : public Exchange {
     }
   }
 
+  // The shards whose state this worker takes into its checkpoints.
+  std::vector<int> ownedShards() const {
+    std::vector<int> owned;
+    for (int s = 0; s < layout_.shards; ++s) {
+      if (layout_.checkpointOwner(s) == world_.rank()) owned.push_back(s);
+    }
+    return owned;
+  }
+
+  // One reply from each shard of `shards` (a checkpoint's state or a
+  // restore's acknowledgement), in the order of `shards`.
+  std::vector<ByteBuffer> receiveShardReplies(const std::vector<int>& shards) {
+    std::vector<ByteBuffer> payloads(shards.size());
+    std::vector<bool> awaited(shards.size(), true);
+    for (size_t left = shards.size(); left > 0; --left) {
+      Message message;
+      try {
+        message = world_.recvAny(layout_.replyTag);
+      } catch (const TimeoutError& error) {
+        std::string silent;
+        for (size_t i = 0; i < shards.size(); ++i) {
+          if (!awaited[i]) continue;
+          silent += fmt::format("{}rank {} (shard {})", silent.empty() ? "" : ", ",
+                                layout_.shardRank(shards[i]), shards[i]);
+        }
+        TETRAD_FAIL(TimeoutError, "{} (waiting for the checkpoint state of parameter server {})",
+                    error.what(), silent);
+      }
+      ByteReader reader(message.bytes);
+      const ps::ReplyHeader header = ps::readReplyHeader(reader);
+      const auto found = std::find(shards.begin(), shards.end(), int(header.partition));
+      const size_t i = size_t(found - shards.begin());
+      TETRAD_CHECK(found != shards.end() && awaited[i] &&
+                       layout_.shardRank(int(header.partition)) == message.source,
+                   ProtocolError,
+                   "rank {}: rank {} sent checkpoint state of shard {}, which was not awaited",
+                   world_.rank(), message.source, header.partition);
+      awaited[i] = false;
+      const ConstBytes payload = reader.getBytes(reader.remaining(), "shard state");
+      payloads[i].assign(payload.begin(), payload.end());
+    }
+    return payloads;
+  }
+
   // "rank 5 (shard 1), ..." for the shards whose replies are still awaited.
   std::string silentShards() const {
     std::vector<bool> silent(size_t(layout_.shards), false);
@@ -270,16 +375,6 @@ class PsExchange final : public Exchange {
   PsLayout layout_;
   std::vector<CompressorState> states_[kExchangeStreams];
 
-  void checkCheckpointable() const {
-    TETRAD_CHECK(layout_.mode == ps::ShardMode::kSum, Unsupported,
-                 "--arch {} with ssp/asp: checkpoints of the servers' weights and clocks are not "
-                 "yet supported",
-                 spec());
-    TETRAD_CHECK(pull_->isIdentity(), Unsupported,
-                 "--arch {} with --ps-pull-compress {}: checkpoints of the servers' compressor "
-                 "state are not yet supported",
-                 spec(), pull_->spec());
-  }
   std::unique_ptr<ps::PsShard> shard_;
   TaskPtr task_;
   std::vector<ByteBuffer> messages_;

@@ -15,6 +15,11 @@
 // serve(); colocated shards are tasks in worker ranks 0..K-1, started by
 // start() and joined by finish(). Messages from a worker to its own
 // colocated shard stay inside the rank (transport.h: messages to self).
+//
+// Checkpoints: saveState() takes the worker's push states and clock and, at
+// a quiescent cut between two worker barriers, the state of every shard the
+// worker answers for (PsLayout::checkpointOwner); loadState() hands each
+// shard its state back before the resumed run's first push (ps_shard.h).
 #pragma once
 
 #include "tetrad/arch/exchange.h"

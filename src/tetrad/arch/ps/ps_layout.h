@@ -35,8 +35,12 @@ struct PsLayout {
   Tag requestTag = 0;          // worker -> shard (recvAny at the shard)
   Tag replyTag = 0;            // shard -> worker
   Tag barrierTag = 0;          // among workers, after the shards are seeded
+  Tag checkpointTag = 0;       // two collective spans: barriers around a checkpoint
 
   int shardRank(int shard) const { return colocated ? shard : workers + shard; }
+  // The worker that takes shard `shard`'s state into its checkpoints (a
+  // colocated shard's own worker).
+  int checkpointOwner(int shard) const { return shard % workers; }
   // The shard served by `rank`, or -1.
   int shardOf(int rank) const {
     if (colocated) return rank < shards ? rank : -1;

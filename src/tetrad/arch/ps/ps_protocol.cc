@@ -15,7 +15,7 @@ void writeRequestHeader(ByteWriter& writer, const RequestHeader& header) {
 RequestHeader readRequestHeader(ByteReader& reader) {
   RequestHeader header;
   const auto kind = reader.get<uint8_t>("request kind");
-  TETRAD_CHECK(kind >= uint8_t(RequestKind::kInit) && kind <= uint8_t(RequestKind::kDone),
+  TETRAD_CHECK(kind >= uint8_t(RequestKind::kInit) && kind <= uint8_t(RequestKind::kRestore),
                ProtocolError, "unknown request kind {}", kind);
   header.kind = RequestKind(kind);
   header.stream = reader.get<uint8_t>("stream");

@@ -5,13 +5,18 @@
 //   kInit  the partition's initial weights as a packet ("none");
 //   kPush  a packet of the run's compressor: a bucket piece to be summed
 //          (collective streams) or a model change to be applied (push-pull);
-//   kDone  nothing: this worker has finished.
+//   kDone  nothing: this worker has finished;
+//   kCheckpoint  nothing: the shard's state, please (from the worker that
+//          answers for the shard in checkpoints, at a quiescent cut);
+//   kRestore  the state a kCheckpoint reply carried, before any push of a
+//          resumed run.
 // Shard -> worker, on the reply tag (received with recvAny too, so that all
 // shards answer at once):
 //   u32 partition, u8 stop, u8/u16 reserved (0), i64 updates applied, i64
 //   staleness of the update this reply answers (-1: none), then a
 //   packet of the pull compressor (the sum, or the current weights), or
-//   nothing (acknowledging kInit).
+//   nothing (acknowledging kInit and kRestore), or the shard's state
+//   (answering kCheckpoint; the partition field then holds the shard).
 // Every field is checked on arrival: a malformed message, an unknown kind, a
 // partition the shard does not own or a clock out of order is a
 // ProtocolError naming the peer.
@@ -25,7 +30,7 @@
 
 namespace tetrad::ps {
 
-enum class RequestKind : uint8_t { kInit = 1, kPush = 2, kDone = 3 };
+enum class RequestKind : uint8_t { kInit = 1, kPush = 2, kDone = 3, kCheckpoint = 4, kRestore = 5 };
 
 struct RequestHeader {
   RequestKind kind = RequestKind::kPush;

@@ -15,26 +15,6 @@
 
 namespace tetrad::ps {
 
-struct PsShard::Slot {
-  size_t partition = 0;
-  size_t count = 0;
-  // kSum: this round's packets, one per worker, and the stream they belong to.
-  std::vector<ByteBuffer> packets;
-  int received = 0;
-  int stream = -1;
-  std::vector<float> sum;
-  CompressorState pullStates[kExchangeStreams];
-  // kWeights.
-  std::vector<float> weights, change;
-  bool seeded = false;
-  std::vector<int64_t> clock;          // updates applied, per worker
-  std::vector<int64_t> readClock;      // slowest clock when the worker last read
-  std::vector<int64_t> waitingFor;     // slowest clock its pending reply needs; -1: none
-  std::vector<int64_t> lastStaleness;  // of the worker's last applied update
-  int64_t applied = 0;
-  CompressorState pushState;  // decode needs none; kept for symmetry of checkpoints
-};
-
 PsShard::PsShard(const PsLayout& layout, int shard, uint64_t seed)
     : layout_(layout),
       shard_(shard),
@@ -62,7 +42,8 @@ PsShard::PsShard(const PsLayout& layout, int shard, uint64_t seed)
 
 PsShard::~PsShard() = default;
 
-void PsShard::run(Transport& world) {
+void PsShard::run(Transport& world, ServerBooks* books) {
+  books_ = books;
   try {
     while (doneCount_ < layout_.workers) {
       Message message;
@@ -96,6 +77,17 @@ void PsShard::onRequest(Transport& world, int worker, ConstBytes bytes) {
     done_[size_t(worker)] = true;
     ++doneCount_;
     if (layout_.mode == ShardMode::kWeights) replyWhenAllowed(world);
+    return;
+  }
+  if (header.kind == RequestKind::kCheckpoint || header.kind == RequestKind::kRestore) {
+    TETRAD_CHECK(worker == layout_.checkpointOwner(shard_), ProtocolError,
+                 "worker {} asked for a checkpoint of shard {}, which worker {} answers for",
+                 worker, shard_, layout_.checkpointOwner(shard_));
+    if (header.kind == RequestKind::kCheckpoint) {
+      onCheckpoint(world, worker, bytes.size());
+    } else {
+      onRestore(world, worker, reader.getBytes(reader.remaining(), "shard state"));
+    }
     return;
   }
   TETRAD_CHECK(

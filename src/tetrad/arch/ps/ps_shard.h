@@ -20,6 +20,14 @@
 // The loop ends when every worker has sent kDone. Replies are non-blocking
 // sends whose buffers live until they complete.
 //
+// Checkpoints (ps_shard_state.cc): one worker answers for each shard
+// (PsLayout::checkpointOwner). At a quiescent cut — no round begun, no reply
+// held back — it sends kCheckpoint and the shard replies with its whole
+// state: per partition the weights, every worker's clocks and last
+// staleness, the pull compressor's states, the staleness histogram, and the
+// server rank's own books (exchange.h's ServerBooks). A resumed run sends
+// that state back with kRestore before any push.
+//
 // Thread-safety: owned by the task that runs it.
 #pragma once
 
@@ -39,11 +47,30 @@ class PsShard {
   ~PsShard();
 
   // Serves until every worker is done; errors name this shard and its rank.
-  void run(Transport& world);
+  // `books` (may be null): a dedicated server rank's books, kept in the
+  // shard's checkpoints.
+  void run(Transport& world, ServerBooks* books);
   ExchangeStats stats() const { return stats_; }
 
  private:
-  struct Slot;  // one partition's server state
+  struct Slot {  // one partition's server state
+    size_t partition = 0;
+    size_t count = 0;
+    // kSum: this round's packets, one per worker, and the stream they belong to.
+    std::vector<ByteBuffer> packets;
+    int received = 0;
+    int stream = -1;
+    std::vector<float> sum;
+    CompressorState pullStates[kExchangeStreams];
+    // kWeights.
+    std::vector<float> weights, change;
+    bool seeded = false;
+    std::vector<int64_t> clock;          // updates applied, per worker
+    std::vector<int64_t> readClock;      // slowest clock when the worker last read
+    std::vector<int64_t> waitingFor;     // slowest clock its pending reply needs; -1: none
+    std::vector<int64_t> lastStaleness;  // of the worker's last applied update
+    int64_t applied = 0;
+  };
   void onRequest(Transport& world, int worker, ConstBytes bytes);
   void onSum(Transport& world, Slot& slot, int worker, ConstBytes packet, int stream);
   void onPush(Transport& world, Slot& slot, int worker, int64_t clock, ConstBytes packet);
@@ -53,6 +80,12 @@ class PsShard {
   int64_t slowestClock(const Slot& slot) const;
   std::string awaited() const;  // the workers this shard waits for, for errors
   void reapReplies(bool all);
+  // Checkpoints (ps_shard_state.cc).
+  void onCheckpoint(Transport& world, int worker, size_t requestBytes);
+  void onRestore(Transport& world, int worker, ConstBytes state);
+  void checkQuiescent(int worker) const;
+  ByteBuffer saveState() const;
+  void loadState(ConstBytes state);
 
   const PsLayout& layout_;
   int shard_;
@@ -67,6 +100,7 @@ class PsShard {
   };
   std::deque<InFlight> replies_;
   ExchangeStats stats_;
+  ServerBooks* books_ = nullptr;
 };
 
 }  // namespace tetrad::ps
