@@ -1,7 +1,8 @@
 // The parameter server on the SimGrid engine: averages equal the exact mean
 // (dedicated and colocated, K = 1..3, partitions split), push/pull time
 // equals its α–β formula on a contention-free star, the staleness bound of
-// ssp holds where asp exceeds it, and dead or silent peers are named.
+// ssp holds where asp exceeds it, dead or silent peers are named, and with
+// call checks on a worker averaging another bucket is named at once.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "arch_test_util.h"
 #include "tetrad/core/error.h"
+#include "tetrad/transport/diagnostics.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad {
@@ -240,6 +242,44 @@ TEST(PsFailures, MissingWorkerIsNamedByTheServer) {
   EXPECT_NE(serverError.find("parameter server shard 0 (rank 2)"), std::string::npos)
       << serverError;
   EXPECT_NE(serverError.find("worker 1"), std::string::npos) << serverError;
+}
+
+// With call checks on, a worker that averages another bucket is named with
+// both calls on every worker at once, instead of leaving the shard waiting
+// for a round that never completes.
+TEST(PsFailures, AnotherBucketIsNamedWithBothCallsWhenChecked) {
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  launch(star(3, 2.0), [&](Transport& world) {
+    world.diagnostics().setCheckCollectives(true);
+    ExchangeSetup setup(world, 2, "bsp", {100, 37});
+    ExchangePtr exchange = makeExchange("ps", setup.context);
+    if (exchange->isServerRank()) {
+      EXPECT_THROW(exchange->serve(nullptr), TimeoutError);  // the workers never finish
+      return;
+    }
+    std::vector<float> first(100, 1.0f), second(37, 1.0f);
+    exchange->average(ExchangeStream::kGradients, 0, first);  // #0 matches
+    const size_t bucket = world.rank() == 0 ? 0 : 1;
+    try {
+      exchange->average(ExchangeStream::kGradients, bucket, bucket == 0 ? first : second);
+      ADD_FAILURE() << "rank " << world.rank() << ": the mismatch went unnoticed";
+    } catch (const ProtocolError& e) {
+      std::lock_guard lock(mutex);
+      errors.push_back(e.what());
+    }
+  });
+  ASSERT_EQ(errors.size(), 2u);
+  for (const std::string& e : errors) {
+    EXPECT_NE(e.find("rank 0 calls exchange average #1 (ps:1, 100 x none, bucket 0 of the "
+                     "gradients"),
+              std::string::npos)
+        << e;
+    EXPECT_NE(e.find("rank 1 calls exchange average #1 (ps:1, 37 x none, bucket 1 of the "
+                     "gradients"),
+              std::string::npos)
+        << e;
+  }
 }
 
 TEST(PsFailures, BadLayoutsAreRefused) {

@@ -24,9 +24,9 @@ constexpr size_t kElementBytes = 40;
 constexpr size_t kRecordBytes = 4 + 4 + 8 + 8 + 8 + kAlgorithmBytes + kElementBytes;
 static_assert(kRecordBytes == 96);
 
-constexpr std::string_view kOperations[] = {"all-reduce", "all-gather",     "byte all-gather",
-                                            "broadcast",  "reduce-scatter", "barrier",
-                                            "aggregate"};
+constexpr std::string_view kOperations[] = {
+    "all-reduce", "all-gather", "byte all-gather",  "broadcast", "reduce-scatter",
+    "barrier",    "aggregate",  "exchange average", "model mix"};
 
 uint32_t operationCode(std::string_view operation) {
   for (size_t i = 0; i < std::size(kOperations); ++i) {
@@ -78,6 +78,10 @@ CallFingerprint decode(ConstBytes in) {
 
 std::string describe(const CallFingerprint& call, bool withSequence) {
   const std::string detail = call.operation == "broadcast" ? fmt::format(", root {}", call.detail)
+                             : call.operation == "exchange average"
+                                 ? fmt::format(", bucket {} of the {}", call.detail / 2,
+                                               call.detail % 2 ? "model changes" : "gradients")
+                             : call.operation == "model mix" ? fmt::format(", step {}", call.detail)
                              : (call.operation == "all-reduce" ||
                                 call.operation == "reduce-scatter" || call.operation == "aggregate")
                                  ? (call.detail == 0 ? ", sum" : ", average")
@@ -114,7 +118,11 @@ void agreeOnCall(Transport& transport, const CallFingerprint& call) {
 
 CollectiveScope::CollectiveScope(Transport& transport, CallFingerprint call, Tag span) {
   Diagnostics& diagnostics = transport.diagnostics();
-  const bool check = diagnostics.checkCollectives();
+  // A call on one rank has nobody to agree with, and must not take a
+  // sequence number: a one-rank view shares its parent's diagnostics, so
+  // (rank 0 evaluating alone on a tag the workers later use together) its
+  // count would run ahead of the other ranks'.
+  const bool check = diagnostics.checkCollectives() && transport.size() > 1;
   if (check) call.sequence = diagnostics.nextSequence(call.tag);
   label_.emplace(transport, call.tag, span, describe(call, check));
   if (check) agreeOnCall(transport, call);

@@ -6,12 +6,16 @@
 //
 // CollectiveScope is built at the entry of every public collective
 // (allreduce, allgather(v), allgathervBytes, allgatherBytes, broadcast,
-// reduceScatter, barrier) and of aggregate() (compress/aggregate.h). It
+// reduceScatter, barrier), of aggregate() (compress/aggregate.h) and of the
+// exchanges that all workers call together over point-to-point messages:
+// the parameter server's average() ("exchange average": bucket and stream)
+// and gossip's mixModels() ("model mix": step). It
 //   - sets the activity label of the call's tag range (stall reports,
 //     transport/diagnostics.h), always;
 //   - when the transport's diagnostics have checkCollectives() on (the
-//     trainer sets it from --check-collectives; tests set it directly), takes
-//     the next sequence number of the call's tag and runs agreeOnCall().
+//     trainer sets it from --check-collectives; tests set it directly) and
+//     the transport has more than one rank, takes the next sequence number
+//     of the call's tag and runs agreeOnCall().
 //
 // agreeOnCall() all-gathers fixed-size fingerprints (96 bytes) by recursive
 // doubling on tags [tag + kCallCheckTagOffset, tag + kCollectiveTagSpan),
@@ -44,11 +48,12 @@ namespace tetrad {
 constexpr Tag kCallCheckTagOffset = kCollectiveTagSpan - 3;
 
 struct CallFingerprint {
-  std::string operation;    // "all-reduce", "broadcast", "aggregate", ...
+  std::string operation;    // "all-reduce", "broadcast", "aggregate", "exchange average", ...
   std::string algorithm;    // "ring", "binomial", ... (at most 23 bytes compared)
   uint64_t length = 0;      // elements or bytes every rank passes alike
   std::string elementType;  // "fp32", "bytes", a compressor spec (at most 39 bytes)
-  int64_t detail = 0;       // root (broadcast) or reduce op (0 sum, 1 average)
+  int64_t detail = 0;  // root (broadcast), reduce op (0 sum, 1 average),
+                       // 2·bucket + stream (exchange average) or step (model mix)
   Tag tag = 0;
   uint64_t sequence = 0;  // of checked calls on this tag, on this rank
 };

@@ -10,6 +10,7 @@
 #include "tetrad/arch/gossip/choco_gossip.h"
 #include "tetrad/arch/gossip/neighbour_mixer.h"
 #include "tetrad/arch/gossip/topology_spec.h"
+#include "tetrad/collectives/call_check.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/seed.h"
@@ -25,6 +26,7 @@ class GossipExchange final : public Exchange {
         gamma_(parseGossipMode(context.gossip)),
         compressor_(makeCompressor(context.compress)) {
     options_.tag = context.tags->reserve(kGossipTagSpan, "gossip");
+    callCheckTag_ = context.tags->reserve(kCollectiveTagSpan, "gossip call checks");
     TETRAD_CHECK(gamma_ > 0 || compressor_->isIdentity(), InvalidArgument,
                  "--arch gossip:{} with --compress {}: plain D-PSGD with a lossy compressor "
                  "does not converge; use --gossip choco:GAMMA",
@@ -67,6 +69,10 @@ class GossipExchange final : public Exchange {
   }
 
   void mixModels(std::span<float> params, int64_t step) override {
+    // With --check-collectives the workers first agree on the call.
+    const CollectiveScope scope(transport_, {"model mix", spec(), params.size(),
+                                             gamma_ > 0 ? compressor_->spec() : "dpsgd", step,
+                                             callCheckTag_});
     if (gamma_ > 0) {
       ChocoOptions options;
       options.gamma = gamma_;
@@ -85,6 +91,7 @@ class GossipExchange final : public Exchange {
   GossipOptions options_;
   NeighbourMixer mixer_;
   ChocoState choco_;
+  Tag callCheckTag_ = 0;
 };
 
 }  // namespace

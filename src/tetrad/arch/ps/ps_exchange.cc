@@ -17,6 +17,7 @@
 #include "tetrad/arch/ps/ps_protocol.h"
 #include "tetrad/arch/ps/ps_shard.h"
 #include "tetrad/collectives/barrier.h"
+#include "tetrad/collectives/call_check.h"
 #include "tetrad/collectives/reduce_ops.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
@@ -54,6 +55,7 @@ class PsExchange final : public Exchange {
     layout_.barrierTag = context.tags->reserve(kCollectiveTagSpan, "parameter server start");
     layout_.checkpointTag =
         context.tags->reserve(2 * kCollectiveTagSpan, "parameter server checkpoints");
+    callCheckTag_ = context.tags->reserve(kCollectiveTagSpan, "parameter server call checks");
     TETRAD_CHECK(world_.size() == layout_.workers + (colocated ? 0 : shards), InvalidArgument,
                  "--arch {}: {} workers and {} dedicated servers need {} ranks, the world has {}",
                  spec(), layout_.workers, colocated ? 0 : shards,
@@ -192,6 +194,12 @@ class PsExchange final : public Exchange {
     TETRAD_CHECK(bucket < layout_.plan.perBucket.size(), InvalidArgument,
                  "rank {}: average of bucket {} (plan: {} buckets)", world_.rank(), bucket,
                  layout_.plan.perBucket.size());
+    // With --check-collectives the workers first agree on the call (a
+    // worker pushing another bucket would otherwise leave every shard
+    // waiting for the round it never completes, until the timeout).
+    const CollectiveScope scope(
+        workers_, {"exchange average", spec(), values.size(), push_->spec(),
+                   int64_t(bucket) * kExchangeStreams + int64_t(stream), callCheckTag_});
     const std::vector<size_t>& ids = layout_.plan.perBucket[bucket];
     const size_t base = ids.empty() ? 0 : layout_.plan.partitions[ids.front()].offset;
     pushPartitions(
@@ -381,6 +389,7 @@ class PsExchange final : public Exchange {
   std::vector<bool> awaited_;
   std::vector<RequestPtr> sends_;
   int64_t clock_ = 0;
+  Tag callCheckTag_ = 0;
   bool finished_ = false;
 };
 
