@@ -6,7 +6,8 @@
 # run uninterrupted, then stopped by the stop test hook during local step 5
 # (so at the checkpoint cut after step 8, --checkpoint-every 4) and resumed;
 # metrics.jsonl and summary.json must equal the uninterrupted run's as text
-# apart from wall-clock fields and the folder — simulated times, bytes of
+# apart from wall-clock fields, the folder and passes_on_pool (the work of
+# each process) — simulated times, bytes of
 # every rank (servers included), staleness histograms and all. AD-PSGD's
 # staleness statistics are left out: its step counter numbers the ticks
 # that arrive at one simulated instant in the engine's internal order of
@@ -20,8 +21,8 @@ fail() {
   echo "check_checkpoint_async: FAIL: $*"
   exit 1
 }
-strip() {  # FILE: without wall-clock fields and the run folder
-  sed -E 's/"wall_time":[^,}]*,?//g; /"(wall_time|folder)"/d' "$1"
+strip() {  # FILE: without wall-clock fields, the run folder and this process's pool count
+  sed -E 's/"wall_time":[^,}]*,?//g; /"(wall_time|folder|passes_on_pool)"/d' "$1"
 }
 strip_staleness() {  # FILE: also without staleness statistics
   strip "$1" | sed -E 's/,?"(mean|max)_staleness":[^,}]*//g; /"staleness_histogram"/,/}/d'

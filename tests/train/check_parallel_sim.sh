@@ -11,7 +11,9 @@
 # colocated shards), Local SGD over gossip, D-PSGD, ASP on the parameter
 # server, AD-PSGD (whose passes stay inline), the overlapping schedules
 # (priority's stay inline), and compute noise with a straggler (the noise
-# stream must be drawn in order).
+# stream must be drawn in order). summary.json's passes_on_pool shows that
+# the pool was used (> 0 with 3 threads, 0 with one and where passes stay
+# inline).
 tetrad=$1
 out=$2
 fail() {
@@ -29,7 +31,10 @@ strip() {
   sed -E 's/"wall_time":[^,}]*,?//' "$1"
 }
 summary() {
-  grep -v '"wall_' "$1" | grep -v '"folder"' | grep -v '"sim_threads"'
+  grep -v '"wall_' "$1" | grep -v '"folder"' | grep -v '"sim_threads"' | grep -v '"passes_on_pool"'
+}
+pool_passes() {
+  grep -o '"passes_on_pool": *[0-9]*' "$1/summary.json" | grep -o '[0-9]*$'
 }
 
 n=0
@@ -48,6 +53,14 @@ while IFS='|' read -r label flags; do
   parallel="$out/$label-t3"
   grep -q '"sim_threads": 3' "$parallel/config.json" ||
     fail "$label: config.json does not record 3 simulation threads"
+  # The pool was used where it applies (AD-PSGD and priority stay inline)
+  # and not with one thread.
+  [ "$(pool_passes "$serial")" = 0 ] || fail "$label: passes on a pool with --sim-threads 1"
+  case $label in
+    adpsgd | priority)
+      [ "$(pool_passes "$parallel")" = 0 ] || fail "$label: passes on the pool, expected inline" ;;
+    *) [ "$(pool_passes "$parallel")" -gt 0 ] || fail "$label: no pass ran on the pool" ;;
+  esac
   [ "$(grep -c '"kind":"train"' "$serial/metrics.jsonl")" -ge 10 ] ||
     fail "$label: fewer than 10 train lines in $serial/metrics.jsonl"
   strip "$serial/metrics.jsonl" > "$serial.metrics"

@@ -30,6 +30,7 @@ ComputePool::~ComputePool() {
 PendingPass ComputePool::submit(std::function<void()> job) {
   std::packaged_task<void()> task(std::move(job));
   std::future<void> done = task.get_future();
+  submitted_.fetch_add(1);
   {
     std::lock_guard lock(mutex_);
     jobs_.push_back(std::move(task));

@@ -19,6 +19,7 @@
 // jobs run on the pool's threads and must not call the transport.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -56,6 +57,8 @@ class ComputePool {
 
   int threads() const { return int(workers_.size()); }
   PendingPass submit(std::function<void()> job);
+  // Jobs submitted so far (summary.json's passes_on_pool).
+  int64_t submitted() const { return submitted_.load(); }
 
  private:
   void work();
@@ -64,6 +67,7 @@ class ComputePool {
   std::condition_variable ready_;
   std::deque<std::packaged_task<void()>> jobs_;
   bool stopping_ = false;
+  std::atomic<int64_t> submitted_{0};
   std::vector<std::thread> workers_;
 };
 

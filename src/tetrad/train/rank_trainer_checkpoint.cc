@@ -314,14 +314,17 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
   }
   if (!stop) return false;
   r.result.status = "interrupted";
-  r.result.error = written ? fmt::format(
-                                 "stopped by a signal after iteration {}; checkpoint written in {} "
-                                 "(continue with --resume {} and the same flags)",
-                                 iteration, r.checkpoints->folder(), r.checkpoints->runFolder())
-                           : fmt::format(
-                                 "stopped by a signal after iteration {} (no run folder: no "
-                                 "checkpoint written)",
-                                 iteration);
+  // Push-pull: the cut is after this local step of every worker.
+  const std::string when = r.sync->mode() == SyncMode::kPushPull
+                               ? fmt::format("local step {} of every worker", iteration)
+                               : fmt::format("iteration {}", iteration);
+  r.result.error =
+      written ? fmt::format(
+                    "stopped by a signal after {}; checkpoint written in {} (continue with "
+                    "--resume {} and the same flags)",
+                    when, r.checkpoints->folder(), r.checkpoints->runFolder())
+              : fmt::format("stopped by a signal after {} (no run folder: no checkpoint written)",
+                            when);
   return true;
 }
 

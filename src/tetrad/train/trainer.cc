@@ -52,6 +52,7 @@ std::string TrainSummary::toJson() const {
   if (!error.empty()) j["error"] = error;
   j["skipped_steps"] = skippedSteps;
   j["engine"] = engine;
+  if (!timingOnly) j["passes_on_pool"] = passesOnPool;
   if (timingOnly) j["timing_only"] = true;
   j["model"] = model;
   j["data"] = data;
@@ -266,6 +267,8 @@ TrainSummary runTraining(const TrainConfig& flags) {
       summary.commTime.push_back(rank.commTime);
     }
     summary.stalenessHistogram = r.stalenessHistogram;
+    // Every rank has finished its passes (the totals were gathered).
+    summary.passesOnPool = pool ? pool->submitted() : 0;
     if (recorder) recorder->writeSummary(summary.toJson());
   });
   // Every rank ended the run together: no rank is left waiting (error.h).

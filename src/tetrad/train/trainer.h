@@ -47,6 +47,9 @@ struct TrainSummary {
   std::string status = "finished";  // or "diverged" (non-finite guard)
   std::string error;                // why the run did not finish
   int64_t skippedSteps = 0;         // --on-nonfinite skip
+  // Forward/backward passes and optimizer steps run on the compute pool
+  // (--sim-threads > 1, compute_pool.h); 0 when every pass ran inline.
+  int64_t passesOnPool = 0;
   // Per rank of the world (servers included): role, bytes sent and
   // received, compute and communication seconds.
   std::vector<std::string> roles;
