@@ -24,9 +24,9 @@ constexpr size_t kElementBytes = 40;
 constexpr size_t kRecordBytes = 4 + 4 + 8 + 8 + 8 + kAlgorithmBytes + kElementBytes;
 static_assert(kRecordBytes == 96);
 
-constexpr std::string_view kOperations[] = {
-    "all-reduce", "all-gather", "byte all-gather",  "broadcast", "reduce-scatter",
-    "barrier",    "aggregate",  "exchange average", "model mix"};
+constexpr std::string_view kOperations[] = {"all-reduce", "all-gather",       "byte all-gather",
+                                            "broadcast",  "reduce-scatter",   "barrier",
+                                            "aggregate",  "exchange average", "model mix"};
 
 uint32_t operationCode(std::string_view operation) {
   for (size_t i = 0; i < std::size(kOperations); ++i) {

@@ -52,8 +52,8 @@ struct CallFingerprint {
   std::string algorithm;    // "ring", "binomial", ... (at most 23 bytes compared)
   uint64_t length = 0;      // elements or bytes every rank passes alike
   std::string elementType;  // "fp32", "bytes", a compressor spec (at most 39 bytes)
-  int64_t detail = 0;  // root (broadcast), reduce op (0 sum, 1 average),
-                       // 2·bucket + stream (exchange average) or step (model mix)
+  int64_t detail = 0;       // root (broadcast), reduce op (0 sum, 1 average),
+                            // 2·bucket + stream (exchange average) or step (model mix)
   Tag tag = 0;
   uint64_t sequence = 0;  // of checked calls on this tag, on this rank
 };

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -93,5 +94,27 @@ class ByteReader {
   ConstBytes in_;
   size_t offset_ = 0;
 };
+
+// A histogram (value -> count: staleness histograms) as u64 entries, then
+// (i64 value, i64 count) pairs. getCounts() refuses more entries than the
+// bytes left can hold before it allocates anything.
+inline void putCounts(ByteWriter& out, const std::map<int64_t, int64_t>& counts) {
+  out.put<uint64_t>(counts.size());
+  for (const auto& [value, count] : counts) {
+    out.put<int64_t>(value);
+    out.put<int64_t>(count);
+  }
+}
+inline std::map<int64_t, int64_t> getCounts(ByteReader& in, std::string_view what) {
+  const auto entries = in.get<uint64_t>(what);
+  TETRAD_CHECK(entries <= in.remaining() / (2 * sizeof(int64_t)), ProtocolError,
+               "{}: {} entries in {} bytes", what, entries, in.remaining());
+  std::map<int64_t, int64_t> counts;
+  for (uint64_t i = 0; i < entries; ++i) {
+    const auto value = in.get<int64_t>(what);
+    counts[value] = in.get<int64_t>(what);
+  }
+  return counts;
+}
 
 }  // namespace tetrad

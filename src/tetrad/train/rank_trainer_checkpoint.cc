@@ -9,11 +9,11 @@
 // servers' or passive tasks' state between barriers — a quiescent cut. The
 // cut synchronises the workers once per checkpoint, so a push-pull run with
 // --checkpoint-every is not the same run as one without; a stopped and
-// resumed run equals the uninterrupted one with the same interval. Each worker writes its own file: the identity of the run, its
-// replica (replica.h), its exchange's state (arch/exchange.h), its meter
-// (run_meter.h), the loop's state and, on rank 0, how many bytes of
-// metrics.jsonl were written. Writing costs no traffic; its time and the
-// stop agreement are left out of training time like an evaluation.
+// resumed run equals the uninterrupted one with the same interval. Each worker writes its own file:
+// the identity of the run, its replica (replica.h), its exchange's state (arch/exchange.h), its
+// meter (run_meter.h), the loop's state and, on rank 0, how many bytes of metrics.jsonl were
+// written. Writing costs no traffic; its time and the stop agreement are left out of training time
+// like an evaluation.
 //
 // A resumed run builds everything as a new run would (the same tags, plan
 // and set-up), then replaces each piece's state with the checkpoint's,
@@ -48,8 +48,8 @@ ByteBuffer saveLoop(const LoopState& s) {
   ByteBuffer bytes;
   bytes.reserve(128 + s.anchor.size() * sizeof(float));
   ByteWriter out(bytes);
-  for (int64_t value : {s.iteration, s.global, s.mixSteps, s.lastEval, s.skipped, s.result.iterationsToTarget,
-                        s.result.skippedSteps}) {
+  for (int64_t value : {s.iteration, s.global, s.mixSteps, s.lastEval, s.skipped,
+                        s.result.iterationsToTarget, s.result.skippedSteps}) {
     out.put(value);
   }
   for (double value :
@@ -251,8 +251,7 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     r.meter->loadState(r.resumeMeter);
     r.firstIteration = loop.iteration;
     r.global = loop.global;
-    r.result.iterations =
-        r.sync->mode() == SyncMode::kPushPull ? loop.global : loop.iteration;
+    r.result.iterations = r.sync->mode() == SyncMode::kPushPull ? loop.global : loop.iteration;
     r.mixSteps = loop.mixSteps;
     r.lastEval = loop.lastEval;
     r.lastTest = loop.lastTest;

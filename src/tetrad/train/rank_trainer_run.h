@@ -51,10 +51,10 @@ struct RankTrainer::Run {
   // loop's own state (Local SGD's anchor, gossip mixing steps).
   bool checkpointing = false;                    // takes checkpoints, or acts on a stop signal
   std::unique_ptr<CheckpointStore> checkpoints;  // from the first checkpoint on
-  Tag checkpointTag = 0;  // two collective spans: resume agreement, then the folder
+  Tag checkpointTag = 0;       // two collective spans: resume agreement, then the folder
   int64_t firstIteration = 0;  // push-pull: this worker's local steps
   int64_t global = 0;          // push-pull: global iterations seen (rank 0 logs up to it)
-  double resumeClock = 0;  // a resumed run: the checkpoint's clock and meter
+  double resumeClock = 0;      // a resumed run: the checkpoint's clock and meter
   ByteBuffer resumeMeter;
   uint64_t resumeMetricsBytes = 0;  // rank 0: metrics.jsonl's length at the checkpoint
   std::vector<float> anchor;

@@ -168,11 +168,7 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
   writer.put(mine.computeTime);
   writer.put(mine.commTime);
   writer.put(mine.updatesApplied);
-  writer.put(uint64_t(mine.stalenessHistogram.size()));
-  for (const auto& [staleness, count] : mine.stalenessHistogram) {
-    writer.put(staleness);
-    writer.put(count);
-  }
+  putCounts(writer, mine.stalenessHistogram);
   std::vector<RankTotals> all;
   for (const ByteBuffer& theirs : allgatherBytes(world, bytes, CollectiveOptions{tag})) {
     ByteReader reader(theirs);
@@ -186,11 +182,7 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
     t.computeTime = reader.get<double>("compute time");
     t.commTime = reader.get<double>("communication time");
     t.updatesApplied = reader.get<int64_t>("updates applied");
-    const auto entries = reader.get<uint64_t>("histogram size");
-    for (uint64_t i = 0; i < entries; ++i) {
-      const auto staleness = reader.get<int64_t>("staleness");
-      t.stalenessHistogram[staleness] = reader.get<int64_t>("count");
-    }
+    t.stalenessHistogram = getCounts(reader, "staleness histogram");
     reader.expectEnd("run totals");
     all.push_back(std::move(t));
   }

@@ -138,11 +138,7 @@ class AdpsgdExchange final : public Exchange {
     const std::string partners = stream.str();
     out.put<uint64_t>(partners.size());
     out.putBytes(std::as_bytes(std::span(partners)));
-    out.put<uint64_t>(histogram_.size());
-    for (const auto& [staleness, count] : histogram_) {
-      out.put<int64_t>(staleness);
-      out.put<int64_t>(count);
-    }
+    putCounts(out, histogram_);
     model_->save(out);
     barrier(transport_, CollectiveOptions{checkpointTag_ + kCollectiveTagSpan});
     return bytes;
@@ -162,14 +158,7 @@ class AdpsgdExchange final : public Exchange {
     std::mt19937_64 partners;
     partnersIn >> partners;
     TETRAD_CHECK(!partnersIn.fail(), ProtocolError, "AD-PSGD: unreadable partner stream");
-    std::map<int64_t, int64_t> histogram;
-    const auto entries = in.get<uint64_t>("histogram entries");
-    TETRAD_CHECK(entries <= in.remaining() / (2 * sizeof(int64_t)), ProtocolError,
-                 "{} histogram entries in {} bytes", entries, in.remaining());
-    for (uint64_t i = 0; i < entries; ++i) {
-      const auto staleness = in.get<int64_t>("staleness");
-      histogram[staleness] = in.get<int64_t>("staleness count");
-    }
+    std::map<int64_t, int64_t> histogram = getCounts(in, "staleness histogram");
     model_->load(in);
     in.expectEnd("AD-PSGD state");
     steps_ = steps;

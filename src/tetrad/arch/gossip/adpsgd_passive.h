@@ -119,7 +119,7 @@ class PassiveServer {
   std::vector<bool> expectDone_, done_;
   int doneLeft_ = 0;
   std::atomic<int64_t> count_{0};  // read by the worker at checkpoints
-  std::vector<float> incoming_;  // the requester's model, aligned
+  std::vector<float> incoming_;    // the requester's model, aligned
   struct InFlight {
     ByteBuffer bytes;
     RequestPtr request;

@@ -70,9 +70,9 @@ class GossipExchange final : public Exchange {
 
   void mixModels(std::span<float> params, int64_t step) override {
     // With --check-collectives the workers first agree on the call.
-    const CollectiveScope scope(transport_, {"model mix", spec(), params.size(),
-                                             gamma_ > 0 ? compressor_->spec() : "dpsgd", step,
-                                             callCheckTag_});
+    const CollectiveScope scope(
+        transport_, {"model mix", spec(), params.size(), gamma_ > 0 ? compressor_->spec() : "dpsgd",
+                     step, callCheckTag_});
     if (gamma_ > 0) {
       ChocoOptions options;
       options.gamma = gamma_;

@@ -363,7 +363,8 @@ class PsExchange final : public Exchange {
     std::string text;
     for (int s = 0; s < layout_.shards; ++s) {
       if (!silent[size_t(s)]) continue;
-      text += fmt::format("{}rank {} (shard {})", text.empty() ? "" : ", ", layout_.shardRank(s), s);
+      text +=
+          fmt::format("{}rank {} (shard {})", text.empty() ? "" : ", ", layout_.shardRank(s), s);
     }
     return text;
   }

@@ -28,8 +28,8 @@ void putFloats(ByteWriter& out, const std::vector<float>& values) {
 
 std::vector<float> getFloats(ByteReader& in, std::string_view what) {
   const auto count = in.get<uint64_t>(what);
-  TETRAD_CHECK(count <= in.remaining() / sizeof(float), ProtocolError,
-               "{}: {} floats in {} bytes", what, count, in.remaining());
+  TETRAD_CHECK(count <= in.remaining() / sizeof(float), ProtocolError, "{}: {} floats in {} bytes",
+               what, count, in.remaining());
   const ConstBytes bytes = in.getBytes(size_t(count) * sizeof(float), what);
   std::vector<float> values(static_cast<size_t>(count));
   std::memcpy(values.data(), bytes.data(), bytes.size());
@@ -128,11 +128,7 @@ ByteBuffer PsShard::saveState() const {
       out.putBytes(one);
     }
   }
-  out.put<uint64_t>(stats_.stalenessHistogram.size());
-  for (const auto& [staleness, count] : stats_.stalenessHistogram) {
-    out.put<int64_t>(staleness);
-    out.put<int64_t>(count);
-  }
+  putCounts(out, stats_.stalenessHistogram);
   out.put<int64_t>(stats_.updatesApplied);
   out.put<uint64_t>(books.size());
   out.putBytes(books);
@@ -182,13 +178,7 @@ void PsShard::loadState(ConstBytes state) {
     }
   }
   ExchangeStats stats;
-  const auto entries = in.get<uint64_t>("histogram entries");
-  TETRAD_CHECK(entries <= in.remaining() / (2 * sizeof(int64_t)), ProtocolError,
-               "{} histogram entries in {} bytes", entries, in.remaining());
-  for (uint64_t i = 0; i < entries; ++i) {
-    const auto staleness = in.get<int64_t>("staleness");
-    stats.stalenessHistogram[staleness] = in.get<int64_t>("staleness count");
-  }
+  stats.stalenessHistogram = getCounts(in, "staleness histogram");
   stats.updatesApplied = in.get<int64_t>("updates applied");
   const auto booksLength = in.get<uint64_t>("books length");
   const ConstBytes books = in.getBytes(size_t(booksLength), "books");
