@@ -9,11 +9,15 @@
 // servers' or passive tasks' state between barriers — a quiescent cut. The
 // cut synchronises the workers once per checkpoint, so a push-pull run with
 // --checkpoint-every is not the same run as one without; a stopped and
-// resumed run equals the uninterrupted one with the same interval. Each worker writes its own file:
-// the identity of the run, its replica (replica.h), its exchange's state (arch/exchange.h), its
-// meter (run_meter.h), the loop's state and, on rank 0, how many bytes of metrics.jsonl were
-// written. Writing costs no traffic; its time and the stop agreement are left out of training time
-// like an evaluation.
+// resumed run equals the uninterrupted one with the same interval.
+//
+// Each worker writes its own file: the identity of the run, its replica
+// (replica.h), its exchange's state (arch/exchange.h), its meter
+// (run_meter.h), the loop's state and, on rank 0, how many bytes of
+// metrics.jsonl were written. Writing costs no traffic; taking the
+// exchange's state and writing are left out of training time and traffic
+// like an evaluation, and so is a collective run's stop agreement (a
+// push-pull run's wait at the cut counts: it is what the cut costs).
 //
 // A resumed run builds everything as a new run would (the same tags, plan
 // and set-up), then replaces each piece's state with the checkpoint's,
@@ -284,8 +288,9 @@ bool RankTrainer::checkpointDue(const Run& r, int64_t iteration, bool epochEnd) 
 bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
   if (!r.checkpointing) return false;
   const bool due = checkpointDue(r, iteration, epochEnd);
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
   bool stop = false;
-  if (r.guard && r.sync->mode() != SyncMode::kPushPull) {
+  if (r.guard && !pushPull) {
     stop = r.guard->stopAgreed();  // agreed during this iteration's check
   } else if (due) {
     // Without the guard's per-iteration agreement (it is off, or under
@@ -294,7 +299,6 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
     // push-pull it is where a worker waits for the others to reach the cut:
     // what the checkpoint costs the run in time, so it counts (as
     // communication), while taking the state and writing do not.
-    const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
     const double start = world_.now();
     if (!pushPull) r.meter->beginEval();
     stop = agreeOnStop(*r.group, r.guardTag, pendingStopSignal(iteration) != 0);
@@ -314,9 +318,8 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
   if (!stop) return false;
   r.result.status = "interrupted";
   // Push-pull: the cut is after this local step of every worker.
-  const std::string when = r.sync->mode() == SyncMode::kPushPull
-                               ? fmt::format("local step {} of every worker", iteration)
-                               : fmt::format("iteration {}", iteration);
+  const std::string when = pushPull ? fmt::format("local step {} of every worker", iteration)
+                                    : fmt::format("iteration {}", iteration);
   r.result.error =
       written ? fmt::format(
                     "stopped by a signal after {}; checkpoint written in {} (continue with "
