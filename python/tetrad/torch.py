@@ -1,0 +1,207 @@
+"""tetrad's compressors as a PyTorch DDP comm hook.
+
+    import tetrad.torch as tt
+    state = tt.HookState(dist.group.WORLD, compress="topk:0.01,ef", seed=1)
+    ddp_model.register_comm_hook(state, tt.comm_hook)
+
+HookState owns one CompressorState per DDP bucket (error-feedback residual,
+DGC momentum, PowerSGD's Q, the step that drives RNG streams), keyed by the
+bucket's parameters — not by bucket index, which DDP renumbers when it
+rebuilds its buckets after the first iteration — so states never mix.
+comm_hook encodes the bucket with tetrad's compressor, exchanges it with
+torch.distributed (tetrad._exchange: all-reduce, all-gather, or tetrad's own
+protocol over torch.distributed send/recv) and returns a Future of the
+averaged gradient. See docs/python.md.
+
+Threads: DDP calls the hook on the thread that runs backward; decoding may
+run on torch.distributed's thread (Future callbacks); stats are locked.
+"""
+import threading
+import zlib
+
+import torch
+import torch.distributed as dist
+
+from tetrad import _exchange, _tetrad
+from tetrad._dist_endpoint import DistEndpoint, global_rank
+
+_STATE_DICT_VERSION = 1
+_MASK64 = (1 << 64) - 1
+
+
+def _needs_shapes(spec):
+    """Compressors that view each tensor as a matrix: encoded tensor by tensor."""
+    return spec.startswith("powersgd") or spec.startswith("onebit:col")
+
+
+class HookState:
+    """The state of tetrad's DDP comm hook on one rank (see the module doc).
+
+    process_group: the group DDP reduces over (None: the default group).
+    compress: a tetrad compressor spec (tetrad.known_compressors()); an unknown
+        or malformed one raises tetrad.InvalidArgument (a ValueError).
+    seed: shared by all ranks (Random-k indices, PowerSGD's first Q); mixed
+        with each bucket's key so that buckets draw independent streams.
+    timeout_s: of every wait of tetrad's own protocols.
+    The constructor is collective: every rank of the group checks that all
+    agree on spec, seed and group (ValueError naming the ranks otherwise).
+    """
+
+    def __init__(self, process_group=None, compress="none", seed=0, timeout_s=300.0):
+        if not dist.is_initialized():
+            raise RuntimeError("tetrad HookState: torch.distributed is not initialised "
+                               "(call dist.init_process_group first)")
+        if not isinstance(compress, str):
+            raise TypeError(f"tetrad HookState: compress must be a spec string, "
+                            f"got {type(compress).__name__}")
+        if not 0 <= int(seed) <= _MASK64:
+            raise ValueError(f"tetrad HookState: seed must be in [0, 2^64), got {seed}")
+        self.group = dist.group.WORLD if process_group is None else process_group
+        self.compressor = _tetrad.Compressor(compress)
+        self.spec = self.compressor.spec
+        self.seed = int(seed)
+        self.rank = dist.get_rank(self.group)
+        self.world_size = dist.get_world_size(self.group)
+        self.path = _exchange.path_of(self.compressor)
+        self.per_tensor = _needs_shapes(self.spec)
+        if self.per_tensor:
+            self.path = "tetrad"
+        self.tag = 1000
+        self.transport = _tetrad.Transport(DistEndpoint(self.group, timeout_s), self.rank,
+                                           self.world_size, timeout_s)
+        self._ordinals = {}  # parameter storage address -> order of first appearance
+        self._buckets = {}   # bucket key -> [(offset, count, CompressorState)]
+        self._lock = threading.Lock()
+        self._stats = dict(calls=0, elements=0, bytes_sent=0, encode_s=0.0, decode_s=0.0,
+                           protocol_s=0.0)
+        self._check_agreement()
+
+    # -- agreement -----------------------------------------------------------
+    def _check_agreement(self):
+        members = [global_rank(self.group, r) for r in range(self.world_size)]
+        text = f"compress='{self.spec}' seed={self.seed} group={members}".encode()
+        size = 512
+        if len(text) > size:
+            raise ValueError(f"tetrad HookState: group of {self.world_size} ranks is too long "
+                             "to check")
+        mine = torch.zeros(size, dtype=torch.uint8)
+        mine[:len(text)] = torch.tensor(list(text), dtype=torch.uint8)
+        everyone = [torch.zeros(size, dtype=torch.uint8) for _ in range(self.world_size)]
+        dist.all_gather(everyone, mine, group=self.group)
+        decoded = [bytes(t.tolist()).rstrip(b"\0").decode() for t in everyone]
+        for r, other in enumerate(decoded):
+            if other != decoded[0]:
+                raise ValueError(f"tetrad HookState: ranks disagree: rank 0 has {decoded[0]} "
+                                 f"but rank {r} has {other}")
+
+    # -- buckets -------------------------------------------------------------
+    def bucket_key(self, parameters):
+        """A stable key for a bucket: the order in which its parameters were first seen."""
+        ordinals = []
+        for p in parameters:
+            address = p.data_ptr()
+            if address not in self._ordinals:
+                self._ordinals[address] = len(self._ordinals)
+            ordinals.append(self._ordinals[address])
+        return ",".join(map(str, ordinals))
+
+    def bucket_seed(self, key):
+        """The seed of the bucket's CompressorState: the hook's seed mixed with its key."""
+        return (self.seed * 0x9E3779B97F4A7C15 + zlib.crc32(key.encode())) & _MASK64
+
+    def _segments(self, key, shapes, length):
+        segments = self._buckets.get(key)
+        if segments is None:
+            seed = self.bucket_seed(key)
+            if self.per_tensor:
+                segments, offset = [], 0
+                for shape in shapes:
+                    count = 1
+                    for d in shape:
+                        count *= d
+                    segments.append((offset, count, _tetrad.CompressorState(seed, self.rank,
+                                                                            list(shape))))
+                    offset += count
+            else:
+                segments = [(0, length, _tetrad.CompressorState(seed, self.rank))]
+            self._buckets[key] = segments
+        elif sum(count for _, count, _ in segments) != length:
+            raise ValueError(f"tetrad comm hook: bucket '{key}' had "
+                             f"{sum(c for _, c, _ in segments)} elements, now {length}")
+        return segments
+
+    def reduce(self, tensor, key, shapes):
+        """Average a flat float32 CPU tensor across the group (a Future of it)."""
+        if tensor.dtype != torch.float32:
+            raise TypeError(f"tetrad comm hook: bucket '{key}' holds {tensor.dtype}; tetrad's "
+                            "compressors read float32 gradients")
+        if tensor.device.type != "cpu":
+            raise NotImplementedError(f"tetrad comm hook: bucket on {tensor.device}; only CPU "
+                                      "tensors are supported")
+        if not tensor.is_contiguous():
+            raise ValueError(f"tetrad comm hook: bucket '{key}' is not contiguous")
+        total = sum(_numel(s) for s in shapes)
+        if total != tensor.numel():
+            raise ValueError(f"tetrad comm hook: bucket '{key}' has {tensor.numel()} elements "
+                             f"but its parameters {total}")
+        segments = self._segments(key, shapes, tensor.numel())
+        self.count(calls=1, elements=tensor.numel())
+        if self.path == "allreduce":
+            return _exchange.allreduce(self, tensor, segments[0][2])
+        if self.path == "allgather":
+            return _exchange.allgather(self, tensor, segments[0][2])
+        return _exchange.over_tetrad(self, tensor, segments)
+
+    # -- statistics and checkpoints -------------------------------------------
+    def count(self, **amounts):
+        with self._lock:
+            for name, value in amounts.items():
+                self._stats[name] += value
+
+    def stats(self):
+        """Totals since construction: calls (buckets reduced), elements, bytes_sent (this
+        rank; see docs/python.md for how each path counts), encode_s, decode_s, protocol_s
+        (tetrad's own protocols: encode, exchange and decode together), path, buckets."""
+        with self._lock:
+            out = dict(self._stats)
+        out.update(path=self.path, spec=self.spec, buckets=len(self._buckets))
+        return out
+
+    def state_dict(self):
+        """Everything needed to resume: spec, seed, rank and every bucket's serialized state."""
+        return {
+            "version": _STATE_DICT_VERSION, "spec": self.spec, "seed": self.seed,
+            "rank": self.rank, "world_size": self.world_size,
+            "buckets": {key: [(offset, count, state.serialize())
+                              for offset, count, state in segments]
+                        for key, segments in self._buckets.items()},
+        }
+
+    def load_state_dict(self, saved):
+        for name in ("version", "spec", "seed", "rank", "world_size"):
+            mine = _STATE_DICT_VERSION if name == "version" else getattr(self, name)
+            if saved.get(name) != mine:
+                raise ValueError(f"tetrad HookState.load_state_dict: {name} is "
+                                 f"{saved.get(name)!r} in the saved state, {mine!r} here")
+        self._buckets = {
+            key: [(int(offset), int(count), _tetrad.CompressorState.deserialize(data))
+                  for offset, count, data in segments]
+            for key, segments in saved["buckets"].items()
+        }
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def comm_hook(state, bucket):
+    """DDP comm hook: tetrad-compressed average of the bucket (register_comm_hook)."""
+    if not isinstance(state, HookState):
+        raise TypeError(f"tetrad comm_hook: state must be a tetrad.torch.HookState, "
+                        f"got {type(state).__name__}")
+    parameters = bucket.parameters()
+    key = state.bucket_key(parameters)
+    return state.reduce(bucket.buffer(), key, [list(p.shape) for p in parameters])
