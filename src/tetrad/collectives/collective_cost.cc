@@ -19,30 +19,36 @@ int ceilLog2(int p) {
   return rounds;
 }
 
-// One step: a message of `bytes`, `reduced` bytes added on arrival.
-double step(double alpha, double beta, double gamma, double bytes, double reduced = 0) {
-  return alpha + bytes * beta + reduced * gamma;
+// One step: a message of `bytes`, `reduced` bytes added on arrival; α and β
+// corrected by the per-size factors of `c` (1 when it has none).
+double step(const CostParams& c, double alpha, double beta, double gamma, double bytes,
+            double reduced = 0) {
+  return alpha * c.latencyFactor.at(bytes) + bytes * beta / c.bandwidthFactor.at(bytes) +
+         reduced * gamma;
 }
 
 // `elem`: bytes per element on the wire (kFloat, or 2 for a 16-bit wire).
-double ringReduceScatter(int p, size_t count, double elem, double alpha, double beta,
-                         double gamma) {
+double ringReduceScatter(const CostParams& c, int p, size_t count, double elem, double alpha,
+                         double beta, double gamma) {
   const double block = static_cast<double>(largestBlock(count, p)) * elem;
-  return (p - 1) * step(alpha, beta, gamma, block, block);
+  return (p - 1) * step(c, alpha, beta, gamma, block, block);
 }
 
-double ringAllgather(int p, double largestBlockBytes, double alpha, double beta) {
-  return (p - 1) * step(alpha, beta, 0, largestBlockBytes);
+double ringAllgather(const CostParams& c, int p, double largestBlockBytes, double alpha,
+                     double beta) {
+  return (p - 1) * step(c, alpha, beta, 0, largestBlockBytes);
 }
 
-double ringAllreduce(int p, size_t count, double elem, double alpha, double beta, double gamma) {
+double ringAllreduce(const CostParams& c, int p, size_t count, double elem, double alpha,
+                     double beta, double gamma) {
   if (p == 1) return 0;
-  return ringReduceScatter(p, count, elem, alpha, beta, gamma) +
-         ringAllgather(p, static_cast<double>(largestBlock(count, p)) * elem, alpha, beta);
+  return ringReduceScatter(c, p, count, elem, alpha, beta, gamma) +
+         ringAllgather(c, p, static_cast<double>(largestBlock(count, p)) * elem, alpha, beta);
 }
 
-double binomialRounds(int p, double bytes, double alpha, double beta, double gamma) {
-  return ceilLog2(p) * step(alpha, beta, gamma, bytes, gamma > 0 ? bytes : 0);
+double binomialRounds(const CostParams& c, int p, double bytes, double alpha, double beta,
+                      double gamma) {
+  return ceilLog2(p) * step(c, alpha, beta, gamma, bytes, gamma > 0 ? bytes : 0);
 }
 
 // The fold's halved exchange and the return of the reduced half
@@ -51,7 +57,7 @@ double foldHalves(const detail::PowerOfTwoFold& fold, size_t count, double elem,
                   const CostParams& c) {
   if (fold.rem == 0) return 0;
   const double half = static_cast<double>(count - count / 2) * elem;
-  return step(c.alpha, c.beta, c.gamma, half, half) + step(c.alpha, c.beta, 0, half);
+  return step(c, c.alpha, c.beta, c.gamma, half, half) + step(c, c.alpha, c.beta, 0, half);
 }
 
 // Recursive halving among the participants: per step the largest half.
@@ -64,7 +70,7 @@ double halvingSteps(const detail::PowerOfTwoFold& fold, size_t count, double ele
       largest = std::max({largest, static_cast<double>(fold.span(count, lo, lo + mask).count),
                           static_cast<double>(fold.span(count, lo + mask, lo + 2 * mask).count)});
     }
-    total += step(c.alpha, c.beta, c.gamma, largest * elem, largest * elem);
+    total += step(c, c.alpha, c.beta, c.gamma, largest * elem, largest * elem);
   }
   return total;
 }
@@ -78,7 +84,7 @@ double doublingSteps(const detail::PowerOfTwoFold& fold, BytesOf bytesOf, const 
     double largest = 0;
     for (int lo = 0; lo < fold.pof2; lo += mask)
       largest = std::max(largest, bytesOf(lo, lo + mask));
-    total += step(c.alpha, c.beta, 0, largest);
+    total += step(c, c.alpha, c.beta, 0, largest);
   }
   return total;
 }
@@ -90,7 +96,7 @@ double rabenseifner(int p, size_t count, double elem, const CostParams& c) {
   total += doublingSteps(
       fold, [&](int a, int b) { return static_cast<double>(fold.span(count, a, b).count) * elem; },
       c);
-  if (fold.rem > 0) total += step(c.alpha, c.beta, 0, static_cast<double>(count) * elem);
+  if (fold.rem > 0) total += step(c, c.alpha, c.beta, 0, static_cast<double>(count) * elem);
   return total;
 }
 
@@ -98,9 +104,9 @@ double recursiveDoubling(int p, size_t count, double elem, const CostParams& c) 
   if (p == 1) return 0;
   const detail::PowerOfTwoFold fold(p);
   const double bytes = static_cast<double>(count) * elem;
-  double total = ceilLog2(fold.pof2) * step(c.alpha, c.beta, c.gamma, bytes, bytes);
+  double total = ceilLog2(fold.pof2) * step(c, c.alpha, c.beta, c.gamma, bytes, bytes);
   if (fold.rem > 0)
-    total += step(c.alpha, c.beta, c.gamma, bytes, bytes) + step(c.alpha, c.beta, 0, bytes);
+    total += step(c, c.alpha, c.beta, c.gamma, bytes, bytes) + step(c, c.alpha, c.beta, 0, bytes);
   return total;
 }
 
@@ -108,9 +114,9 @@ double hierarchical(int p, size_t count, double elem, const CostParams& c) {
   const int perNode = std::clamp(c.ranksPerNode, 1, p);
   const int nodes = (p + perNode - 1) / perNode;
   const double bytes = static_cast<double>(count) * elem;
-  return binomialRounds(perNode, bytes, c.intraAlpha, c.intraBeta, c.gamma) +
-         ringAllreduce(nodes, count, elem, c.alpha, c.beta, c.gamma) +
-         binomialRounds(perNode, bytes, c.intraAlpha, c.intraBeta, 0);
+  return binomialRounds(c, perNode, bytes, c.intraAlpha, c.intraBeta, c.gamma) +
+         ringAllreduce(c, nodes, count, elem, c.alpha, c.beta, c.gamma) +
+         binomialRounds(c, perNode, bytes, c.intraAlpha, c.intraBeta, 0);
 }
 
 }  // namespace
@@ -121,15 +127,15 @@ double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const Co
   const double elem = static_cast<double>(wireElementBytes(wire));
   switch (algorithm) {
     case AllreduceAlgorithm::kRing:
-      return ringAllreduce(p, count, elem, c.alpha, c.beta, c.gamma);
+      return ringAllreduce(c, p, count, elem, c.alpha, c.beta, c.gamma);
     case AllreduceAlgorithm::kRecursiveDoubling:
       return recursiveDoubling(p, count, elem, c);
     case AllreduceAlgorithm::kRabenseifner:
       return rabenseifner(p, count, elem, c);
     case AllreduceAlgorithm::kTree: {
       const double bytes = static_cast<double>(count) * elem;
-      return binomialRounds(p, bytes, c.alpha, c.beta, c.gamma) +
-             binomialRounds(p, bytes, c.alpha, c.beta, 0);
+      return binomialRounds(c, p, bytes, c.alpha, c.beta, c.gamma) +
+             binomialRounds(c, p, bytes, c.alpha, c.beta, 0);
     }
     case AllreduceAlgorithm::kHierarchical:
       return hierarchical(p, count, elem, c);
@@ -143,11 +149,11 @@ double allgatherCost(AllgatherAlgorithm algorithm, int p, size_t count, const Co
   TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
   if (p == 1) return 0;
   const double block = static_cast<double>(count) * kFloat;
-  if (algorithm == AllgatherAlgorithm::kRing) return ringAllgather(p, block, c.alpha, c.beta);
+  if (algorithm == AllgatherAlgorithm::kRing) return ringAllgather(c, p, block, c.alpha, c.beta);
   const detail::PowerOfTwoFold fold(p);
   double total = doublingSteps(
       fold, [&](int a, int b) { return (fold.firstRank(b) - fold.firstRank(a)) * block; }, c);
-  if (fold.rem > 0) total += step(c.alpha, c.beta, 0, block) + step(c.alpha, c.beta, 0, p * block);
+  if (fold.rem > 0) total += step(c, c.alpha, c.beta, 0, block) + step(c, c.alpha, c.beta, 0, p * block);
   return total;
 }
 
@@ -155,7 +161,7 @@ double broadcastCost(BroadcastAlgorithm algorithm, int p, size_t bytes, const Co
   TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
   if (p == 1) return 0;
   if (algorithm == BroadcastAlgorithm::kBinomial) {
-    return binomialRounds(p, static_cast<double>(bytes), c.alpha, c.beta, 0);
+    return binomialRounds(c, p, static_cast<double>(bytes), c.alpha, c.beta, 0);
   }
   // Binomial scatter: the time each relative position has its blocks.
   std::vector<double> ready(static_cast<size_t>(p), 0.0);
@@ -169,12 +175,13 @@ double broadcastCost(BroadcastAlgorithm algorithm, int p, size_t bytes, const Co
       const int end = std::min(v + 2 * mask, p);
       const double sent = static_cast<double>(blockRange(bytes, p, end - 1).end() -
                                               blockRange(bytes, p, v + mask).offset);
-      t += step(c.alpha, c.beta, 0, sent);
+      t += step(c, c.alpha, c.beta, 0, sent);
       ready[v + mask] = t;
       scatter = std::max(scatter, t);
     }
   }
-  return scatter + ringAllgather(p, static_cast<double>(largestBlock(bytes, p)), c.alpha, c.beta);
+  return scatter + ringAllgather(c, p, static_cast<double>(largestBlock(bytes, p)), c.alpha,
+                                c.beta);
 }
 
 double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,
@@ -182,18 +189,18 @@ double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,
   TETRAD_CHECK(p >= 1, InvalidArgument, "cost model: world size must be >= 1, got {}", p);
   if (p == 1) return 0;
   if (algorithm == ReduceScatterAlgorithm::kRing) {
-    return ringReduceScatter(p, count, kFloat, c.alpha, c.beta, c.gamma);
+    return ringReduceScatter(c, p, count, kFloat, c.alpha, c.beta, c.gamma);
   }
   const detail::PowerOfTwoFold fold(p);
   double total = foldHalves(fold, count, kFloat, c) + halvingSteps(fold, count, kFloat, c);
   if (fold.rem > 0) {
-    total += step(c.alpha, c.beta, 0, static_cast<double>(largestBlock(count, p)) * kFloat);
+    total += step(c, c.alpha, c.beta, 0, static_cast<double>(largestBlock(count, p)) * kFloat);
   }
   return total;
 }
 
 double barrierCost(int p, const CostParams& c) {
-  return ceilLog2(p) * c.alpha;
+  return ceilLog2(p) * c.alpha * c.latencyFactor.at(0);
 }
 
 }  // namespace tetrad

@@ -14,6 +14,10 @@
 // kNative has no model (Unsupported). All-reduce takes the wire precision
 // of AllreduceOptions: a 16-bit wire halves every message's bytes.
 //
+// Per-size factors (a calibrated network profile, transport/piecewise_factor.h)
+// correct every message of m bytes: α·latencyFactor(m) + m·β/bandwidthFactor(m),
+// at every level, as the simulator's factor callbacks do.
+//
 // Thread-safety: pure functions.
 #pragma once
 
@@ -23,6 +27,7 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/collectives/reduce_scatter.h"
+#include "tetrad/transport/piecewise_factor.h"
 
 namespace tetrad {
 
@@ -34,6 +39,9 @@ struct CostParams {
   int ranksPerNode = 1;
   double intraAlpha = 0;
   double intraBeta = 0;
+  // Per-size corrections of α and β (empty: 1).
+  PiecewiseFactor latencyFactor = {};
+  PiecewiseFactor bandwidthFactor = {};
 };
 
 // `count` floats per rank (the vector being reduced), sent as `wire`

@@ -6,6 +6,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/transport/cluster_network.h"
 
 namespace tetrad::model {
@@ -18,17 +19,36 @@ CostParams NetworkModel::costParams() const {
   params.ranksPerNode = ranksPerNode;
   params.intraAlpha = twoLevel ? intraAlpha : alpha;
   params.intraBeta = twoLevel ? intraBeta : beta;
+  params.latencyFactor = latencyFactor;
+  params.bandwidthFactor = bandwidthFactor;
   return params;
 }
 
 std::string NetworkModel::describe() const {
+  std::string factors;
+  if (!netModel.empty()) {
+    factors = fmt::format("; network model {}", netModel);
+    if (!latencyFactor.empty()) {
+      factors += fmt::format(" (latency factor {}, bandwidth factor {})", latencyFactor.toString(),
+                             bandwidthFactor.toString());
+    }
+  }
   if (!twoLevel) {
-    return fmt::format("star, α = {}, 1/β = {}", formatSeconds(alpha), formatBandwidth(1 / beta));
+    return fmt::format("star, α = {}, 1/β = {}{}", formatSeconds(alpha), formatBandwidth(1 / beta),
+                       factors);
   }
   return fmt::format(
-      "two levels of {} ranks per node: inside α_l = {}, 1/β_l = {}; across α = {}, 1/β = {}",
+      "two levels of {} ranks per node: inside α_l = {}, 1/β_l = {}; across α = {}, 1/β = {}{}",
       ranksPerNode, formatSeconds(intraAlpha), formatBandwidth(1 / intraBeta), formatSeconds(alpha),
-      formatBandwidth(1 / beta));
+      formatBandwidth(1 / beta), factors);
+}
+
+NetworkModel withNetModel(NetworkModel model, const std::string& netModel) {
+  const NetModelChoice choice = resolveNetModel(netModel);
+  model.netModel = choice.name;
+  model.latencyFactor = choice.latencyFactor;
+  model.bandwidthFactor = choice.bandwidthFactor;
+  return model;
 }
 
 NetworkModel networkModel(const std::string& cluster, int workers) {

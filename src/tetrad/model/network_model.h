@@ -13,12 +13,19 @@
 // direction, so the ring is exact; trees and parameter servers may be
 // optimistic there). Hierarchical all-reduce uses both levels.
 //
+// A named network model (netprofile/net_model_choice.h: lv08, cm02,
+// profile:FILE) adds per-size factors to α and β (withNetModel): every
+// all-reduce message of m bytes costs α·latencyFactor(m) + m·β/bandwidthFactor(m),
+// as in the simulator on the same model. Without one the model is plain α–β
+// (cm02).
+//
 // Pure functions; plain values; thread-safe.
 #pragma once
 
 #include <string>
 
 #include "tetrad/collectives/collective_cost.h"
+#include "tetrad/transport/piecewise_factor.h"
 
 namespace tetrad::model {
 
@@ -31,6 +38,10 @@ struct NetworkModel {
   int ranksPerNode = 1;
   double intraAlpha = 0;
   double intraBeta = 0;
+  // The named network model ("" = plain α–β) and its per-size factors.
+  std::string netModel;
+  PiecewiseFactor latencyFactor;
+  PiecewiseFactor bandwidthFactor;
 
   // For collectives/collective_cost.h (γ = 0: reduction not charged).
   CostParams costParams() const;
@@ -42,5 +53,9 @@ struct NetworkModel {
 // InvalidArgument on "mpi", a malformed spec, a fat-tree, torus or XML
 // platform, workers < 1 or more workers than the spec's hosts.
 NetworkModel networkModel(const std::string& cluster, int workers);
+
+// `model` with the named network model `netModel` (see above; "" leaves it
+// plain α–β). Throws InvalidArgument as resolveNetModel does.
+NetworkModel withNetModel(NetworkModel model, const std::string& netModel);
 
 }  // namespace tetrad::model

@@ -56,9 +56,10 @@ void runSimulation(const LaunchOptions& options, const WorkerFn& worker) {
   std::vector<char*> argv = {program.data(), log.data(), nullptr};
   int argc = 2;
   s4u::Engine engine(&argc, argv.data());
-  sim::applySimConfig(options.simConfig);
+  const sim::SimFactors factors = sim::applySimConfig(options.simConfig);
 
   std::vector<s4u::Host*> hosts = sim::buildPlatform(spec, options.workers);
+  sim::installFactors(factors);
   int ranks = sim::resolveRankCount(spec, options.workers, static_cast<int>(hosts.size()));
   sim::SimWorld world(options.payloadFree, spec.ranksPerNode, s4u::Engine::get_clock());
   std::vector<std::unique_ptr<sim::SimTransport>> transports;

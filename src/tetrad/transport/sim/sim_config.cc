@@ -5,8 +5,14 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <map>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+#include <stdexcept>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 #include <xbt/config.hpp>
 
@@ -95,9 +101,28 @@ std::string supportedList() {
   return list;
 }
 
+// The items whose value may also be SimGrid's per-size interval syntax.
+PiecewiseFactor* piecewiseTarget(const std::string& name, SimFactors& factors) {
+  if (name == "network/latency-factor") return &factors.latency;
+  if (name == "network/bandwidth-factor") return &factors.bandwidth;
+  return nullptr;
+}
+
+// A factor callback: `factor` at the message's size between two hosts, 1 on
+// a host's loopback.
+std::function<simgrid::kernel::resource::NetworkModelIntf::NetworkFactorCb> callback(
+    const PiecewiseFactor& factor) {
+  return [factor](double size, const simgrid::s4u::Host* src, const simgrid::s4u::Host* dst,
+                  const std::vector<simgrid::s4u::Link*>&,
+                  const std::unordered_set<simgrid::s4u::NetZone*>&) {
+    return src == dst ? 1.0 : factor.at(size);
+  };
+}
+
 }  // namespace
 
-void applySimConfig(const std::vector<std::string>& items) {
+SimFactors applySimConfig(const std::vector<std::string>& items) {
+  SimFactors factors;
   if (_sg_cfg_init_status > 1) _sg_cfg_init_status = 1;
   for (const auto& [name, value] : originalValues()) setValue(name, value, name + ":" + value);
   for (const std::string& item : items) {
@@ -113,6 +138,11 @@ void applySimConfig(const std::vector<std::string>& items) {
                  supportedList());
     const ItemInfo& info = it->second;
     std::string value = item.substr(colon + 1);
+    if (PiecewiseFactor* target = piecewiseTarget(name, factors);
+        target != nullptr && isPiecewiseValue(value)) {
+      *target = PiecewiseFactor::parse(value, "SimGrid configuration item '" + name + "'");
+      continue;
+    }
     if (info.type == ItemType::kString) {
       TETRAD_CHECK(std::find(info.values.begin(), info.values.end(), value) != info.values.end(),
                    InvalidArgument, "invalid SimGrid configuration item '{}': '{}' accepts {}",
@@ -120,6 +150,21 @@ void applySimConfig(const std::vector<std::string>& items) {
     }
     originalValues().try_emplace(name, currentValue(name, info.type));
     setValue(name, value, item);
+  }
+  return factors;
+}
+
+void installFactors(const SimFactors& factors) {
+  if (factors.latency.empty() && factors.bandwidth.empty()) return;
+  simgrid::kernel::resource::NetworkModelIntf* model =
+      simgrid::s4u::Engine::get_instance()->get_netzone_root()->get_network_model();
+  TETRAD_CHECK(model != nullptr, InvalidArgument,
+               "per-size network factors: the platform has no network model");
+  try {
+    if (!factors.latency.empty()) model->set_lat_factor_cb(callback(factors.latency));
+    if (!factors.bandwidth.empty()) model->set_bw_factor_cb(callback(factors.bandwidth));
+  } catch (const std::invalid_argument& e) {
+    TETRAD_FAIL(InvalidArgument, "per-size network factors: SimGrid refused them: {}", e.what());
   }
 }
 

@@ -1,0 +1,54 @@
+// NetModelChoice: the network model of a simulated run, by name, and what it
+// means for the simulator (SimGrid items) and for the cost models (per-size
+// factors of α and β). One parser serves `tetrad train`, `tetrad bench
+// collectives`, `tetrad advise` and sweep files (--net-model).
+//
+//   lv08          SimGrid's default: its TCP model LV08 (latency × 13.01,
+//                 bandwidth × 0.97, cross traffic of 5% of the reverse flow).
+//                 Items: network/model:LV08. The cost models apply the two
+//                 factors (not the cross traffic).
+//   cm02          the α–β model: CM02 without cross traffic, no correction.
+//                 Items: network/model:CM02, network/crosstraffic:0.
+//   profile:FILE  a calibrated network (network_profile.h, `tetrad
+//                 calibrate`): CM02 without cross traffic plus the profile's
+//                 per-size latency and bandwidth factors, in SimGrid's
+//                 interval syntax. The cluster spec keeps the physical link
+//                 values; the factors are relative to them (the profile's
+//                 nominal link).
+//
+// An empty name chooses nothing: SimGrid's default (lv08) or whatever
+// --sim-cfg items say, as before named models existed.
+//
+// Thread-safety: plain values; functions are reentrant.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tetrad/transport/piecewise_factor.h"
+
+namespace tetrad::model {
+
+struct NetModelChoice {
+  std::string name;                    // "lv08", "cm02", "profile:FILE" or ""
+  std::vector<std::string> simConfig;  // SimGrid items that select it
+  PiecewiseFactor latencyFactor;       // for the cost models (empty: 1)
+  PiecewiseFactor bandwidthFactor;
+  std::string profileLink;  // profile only: the nominal link it was calibrated on
+};
+
+// Throws InvalidArgument naming the problem: an unknown name, or a profile
+// that cannot be loaded (network_profile.h).
+NetModelChoice resolveNetModel(const std::string& name);
+
+// The items of a run: the choice's, then `userItems` (--sim-cfg). Throws
+// InvalidArgument when a model is chosen and `userItems` also sets the
+// network model or its factors.
+std::vector<std::string> combineSimConfig(const NetModelChoice& choice,
+                                          const std::vector<std::string>& userItems);
+
+// The name a run records when none was given: "lv08" (SimGrid's default),
+// or "sim-cfg:MODEL" when --sim-cfg items choose network/model:MODEL.
+std::string impliedNetModel(const std::vector<std::string>& userItems);
+
+}  // namespace tetrad::model
