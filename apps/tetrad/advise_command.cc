@@ -25,7 +25,7 @@ namespace tetrad::app {
 namespace {
 
 struct AdviseFlags {
-  std::string model, params, compute, gflops, cluster, results;
+  std::string model, params, compute, gflops, cluster, results, netModel;
   int workers = -1;
   int batch = 64;
   int psShards = 1;
@@ -88,7 +88,8 @@ void runAdvise(const AdviseFlags& f) {
   model::ModelContext context;
   context.workload = f.model.empty() ? model::parameterWorkload(parseParameterCount(f.params))
                                      : model::modelWorkload(f.model);
-  context.network = model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers);
+  context.network = model::withNetModel(
+      model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers), f.netModel);
   const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
   const double gflops = f.gflops.empty() ? kDefaultGflops : parseNumber(f.gflops, "--gflops");
   auto computeOf = [&](const model::Workload& w) {
@@ -174,6 +175,10 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--workers", f->workers, "workers (default: the hosts the cluster fixes)");
   cmd->add_option("--cluster", f->cluster, "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2")
       ->required();
+  cmd->add_option("--net-model", f->netModel,
+                  "network model of the predictions: lv08 (SimGrid's default TCP factors), cm02 "
+                  "(plain α–β, the default) or profile:FILE (a calibrated network, `tetrad "
+                  "calibrate`)");
   cmd->add_option("--batch-size", f->batch, "samples per worker and iteration")
       ->capture_default_str();
   cmd->add_option("--ps-shards", f->psShards, "K of the ps:K candidates")->capture_default_str();

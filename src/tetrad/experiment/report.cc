@@ -7,8 +7,10 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/gnuplot.h"
+#include "tetrad/experiment/lr_tuning.h"
 #include "tetrad/experiment/report_plots.h"
 #include "tetrad/experiment/report_table.h"
+#include "tetrad/experiment/report_tuning.h"
 #include "tetrad/experiment/run_groups.h"
 #include "tetrad/experiment/run_record.h"
 
@@ -54,7 +56,7 @@ ReportFiles writeReport(const std::string& dir) {
                "'{}' holds no finished run ({} run folders, none with summary.json)", dir,
                records.size());
   const std::vector<ClusterGroup> groups = groupRuns(records);
-  files.tables = markdownTables(groups);
+  files.tables = markdownTables(groups) + tuningSection(readTuningIndex(dir), records);
 
   const fs::path plotsDir = fs::path(dir) / "plots";
   std::error_code ec;

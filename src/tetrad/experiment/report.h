@@ -1,8 +1,9 @@
 // `tetrad report DIR`: tables and plots from finished run folders.
 //
 // Reads every run folder under DIR (run_record.h) and writes, into DIR:
-//   report.md          a markdown table per cluster (report_table.h), links
-//                      to the plots, and the runs that did not finish
+//   report.md          a markdown table per cluster (report_table.h), the
+//                      learning-rate tuning (report_tuning.h), links to the
+//                      plots, and the runs that did not finish
 //   plots/*.png *.svg  drawn by gnuplot (report_plots.h), with the script
 //                      (plots/report.gp) and data (plots/*.tsv) beside them
 //

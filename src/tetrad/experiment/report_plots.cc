@@ -61,31 +61,79 @@ class PlotBuilder {
   PlotSet set_;
 };
 
+// The mean over seeds of `row`'s evaluation curves, point by point while
+// every seed evaluated at the same iteration: time, MiB sent, accuracy and
+// its sample standard deviation (0 for one seed).
+struct MeanPoint {
+  double time = 0, mib = 0, accuracy = 0, spread = 0;
+};
+
+std::vector<MeanPoint> meanCurve(const MethodRow& row) {
+  std::vector<std::vector<EvalPoint>> curves;
+  for (const std::string& folder : row.curveFolders) {
+    std::vector<EvalPoint> curve = readEvalCurve(folder);
+    if (!curve.empty()) curves.push_back(std::move(curve));
+  }
+  std::vector<MeanPoint> mean;
+  if (curves.empty()) return mean;
+  for (size_t i = 0;; ++i) {
+    std::vector<double> time, mib, accuracy;
+    for (const std::vector<EvalPoint>& curve : curves) {
+      if (i >= curve.size() || curve[i].iteration != curves.front()[i].iteration) return mean;
+      time.push_back(curve[i].time);
+      mib.push_back(curve[i].bytesSent / (1024.0 * 1024.0));
+      accuracy.push_back(curve[i].accuracy);
+    }
+    auto average = [](const std::vector<double>& v) {
+      double sum = 0;
+      for (double x : v) sum += x;
+      return sum / double(v.size());
+    };
+    const double spread = sampleStd(accuracy);
+    mean.push_back({average(time), average(mib), average(accuracy),
+                    std::isnan(spread) ? 0 : spread});
+  }
+}
+
 // Accuracy curves of one cluster against time (column 1) and bytes
-// (column 2); false when no method has a curve.
+// (column 2): per method the mean over seeds (column 3) and, with several
+// seeds, a band of ± one standard deviation (columns 4 and 5).
 void addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string& safe) {
   std::string contents;
   std::vector<std::string> titles;
+  std::vector<bool> banded;
   bool positiveBytes = true;
   for (const MethodRow& row : group.rows) {
-    const std::vector<EvalPoint> curve = readEvalCurve(row.curveFolder);
+    const std::vector<MeanPoint> curve = meanCurve(row);
     if (curve.empty()) continue;
-    contents += fmt::format("# {}\n", row.method);
-    for (const EvalPoint& p : curve) {
-      contents += fmt::format("{}\t{}\t{}\n", p.time, p.bytesSent / (1024.0 * 1024.0), p.accuracy);
-      positiveBytes = positiveBytes && p.bytesSent > 0;
+    contents += fmt::format("# {}: mean over {} seeds\n", row.method, row.seeds);
+    for (const MeanPoint& p : curve) {
+      contents += fmt::format("{}\t{}\t{}\t{}\t{}\n", p.time, p.mib, p.accuracy,
+                              p.accuracy - p.spread, p.accuracy + p.spread);
+      positiveBytes = positiveBytes && p.mib > 0;
     }
     contents += "\n\n";  // next gnuplot index
-    titles.push_back(row.method);
+    titles.push_back(row.seeds > 1 ? fmt::format("{} (mean of {} seeds)", row.method, row.seeds)
+                                   : row.method);
+    banded.push_back(row.seeds > 1);
   }
   if (titles.empty()) return;
   const std::string file = "curves-" + safe + ".tsv";
   plots.data(file, contents);
-  auto plotCommand = [&](const std::string& columns) {
+  auto plotCommand = [&](const std::string& x) {
     std::string command = "plot ";
     for (size_t i = 0; i < titles.size(); ++i) {
-      command += fmt::format("{}{} index {} using {} with linespoints title {}", i == 0 ? "" : ", ",
-                             i == 0 ? quoted(file) : "''", i, columns, quoted(titles[i]));
+      const std::string source = i == 0 ? quoted(file) : "''";
+      if (banded[i]) {
+        command += fmt::format(
+            "{} index {} using {}:4:5 with filledcurves fillstyle transparent solid 0.2 "
+            "noborder linecolor {} notitle, ",
+            i == 0 ? source : "''", i, x, i + 1);
+      }
+      command += fmt::format("{} index {} using {}:3 with linespoints linecolor {} title {}",
+                             i == 0 && !banded[i] ? source : "''", i, x, i + 1,
+                             quoted(titles[i]));
+      if (i + 1 < titles.size()) command += ", ";
     }
     return command + "\n";
   };
@@ -94,11 +142,11 @@ void addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string&
       quoted(fmt::format("{}: {}, {} workers", group.cluster, group.spec, group.workers)));
   plots.plot(
       "accuracy_time-" + safe,
-      title + "set xlabel 'training time (s)'\nset ylabel 'test accuracy'\n" + plotCommand("1:3"));
+      title + "set xlabel 'training time (s)'\nset ylabel 'test accuracy'\n" + plotCommand("1"));
   plots.plot("accuracy_bytes-" + safe,
              title + (positiveBytes ? "set logscale x\n" : "") +
                  "set xlabel 'bytes sent by rank 0 (MiB)'\nset ylabel 'test accuracy'\n" +
-                 plotCommand("2:3"));
+                 plotCommand("2"));
 }
 
 void addBreakdown(PlotBuilder& plots, const ClusterGroup& group, const std::string& safe) {

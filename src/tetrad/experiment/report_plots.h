@@ -2,7 +2,8 @@
 //
 // Per cluster: test accuracy against training time (accuracy_time-C) and
 // against the bytes rank 0 has sent (accuracy_bytes-C), one line per method
-// (its lowest-seed run), and the mean compute and communication time per
+// (the mean over its seeds, with a band of ± one standard deviation when it
+// has several), and the mean compute and communication time per
 // iteration stacked per method (time_breakdown-C). When some method runs on
 // clusters of one spec with different worker counts, also throughput
 // against workers (scaling). Each plot is written as PNG and as SVG.

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+
+#include "tetrad/experiment/setting_keys.h"
 
 #include "tetrad/core/units.h"
 
@@ -29,14 +32,50 @@ std::string toTarget(const MethodRow& row) {
   if (std::isnan(row.targetAccuracy) || row.targetAccuracy <= 0) return kNone;
   if (row.reachedTarget == 0) return "not reached";
   std::string text = formatSeconds(row.timeToTarget);
+  if (!std::isnan(row.timeToTargetStd)) text += " ± " + formatSeconds(row.timeToTargetStd);
   if (row.reachedTarget < row.seeds) {
     text += fmt::format(" ({}/{} seeds)", row.reachedTarget, row.seeds);
   }
   return text;
 }
 
-std::string ratio(double value) {
-  return orDash(value, fmt::format("{:.2f}×", value));
+std::string itersToTarget(const MethodRow& row) {
+  if (std::isnan(row.itersToTarget)) return kNone;
+  std::string text = fmt::format("{:.0f}", row.itersToTarget);
+  if (!std::isnan(row.itersToTargetStd)) text += fmt::format(" ± {:.1f}", row.itersToTargetStd);
+  return text;
+}
+
+std::string learningRate(const MethodRow& row) {
+  if (std::isnan(row.lr)) return kNone;
+  return canonicalNumber(row.lr) + (row.lrTunedFrom.empty() ? "" : " (tuned)");
+}
+
+// A speed-up of `row` over `base` (means), "(tie)" when they differ by no
+// more than one standard deviation.
+// The base row itself gets no tie.
+std::string versus(double baseMean, double baseStd, double mean, double std, bool self) {
+  const double up = speedUp(baseMean, mean);
+  if (std::isnan(up)) return kNone;
+  std::string text = fmt::format("{:.2f}×", up);
+  if (!self && withinSpread(baseMean, baseStd, mean, std)) text += " (tie)";
+  return text;
+}
+
+bool reachedByAll(const MethodRow& row) {
+  return row.reachedTarget > 0 && row.reachedTarget == row.seeds;
+}
+
+std::string toTargetVersus(const MethodRow* base, const MethodRow& row) {
+  if (base == nullptr || !reachedByAll(*base) || !reachedByAll(row)) return kNone;
+  return versus(base->timeToTarget, base->timeToTargetStd, row.timeToTarget, row.timeToTargetStd,
+                base == &row);
+}
+
+std::string perIterVersus(const MethodRow* base, const MethodRow& row) {
+  if (base == nullptr) return kNone;
+  return versus(base->timePerIter, base->timePerIterStd, row.timePerIter, row.timePerIterStd,
+                base == &row);
 }
 
 std::string share(const MethodRow& row) {
@@ -45,41 +84,71 @@ std::string share(const MethodRow& row) {
   return fmt::format("{:.0f}%", 100 * row.commPerIter / total);
 }
 
+std::string labelOf(const MethodRow& row) {
+  std::string label = row.method;
+  if (row.isBaseline) label += " (baseline)";
+  if (row.isFp16Baseline) label += " (fp16 baseline)";
+  if (row.layerWise) label += " (layer-wise)";
+  return label;
+}
+
 std::string tableOf(const ClusterGroup& group) {
   const MethodRow* baseline = group.baseline >= 0 ? &group.rows[size_t(group.baseline)] : nullptr;
+  const MethodRow* fp16 =
+      group.fp16Baseline >= 0 ? &group.rows[size_t(group.fp16Baseline)] : nullptr;
   std::string text =
       fmt::format("## cluster {}: {}, {} workers\n\n", group.cluster, group.spec, group.workers);
   text +=
-      "| method | sync | arch | compress | sched | seeds | final accuracy | time to target | "
-      "speed-up to target | time/iter | speed-up per iter | bytes/worker/iter | compute/iter | "
-      "comm/iter | comm share |\n";
-  text += "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+      "| method | sync | arch | compress | sched | lr | seeds | final accuracy | time to target | "
+      "iterations to target | speed-up to target | vs fp16 to target | time/iter | "
+      "speed-up per iter | vs fp16 per iter | bytes/worker/iter | compute/iter | comm/iter | "
+      "comm share |\n";
+  text += "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  bool layerWise = false;
+  bool compresses = false;
   for (const MethodRow& row : group.rows) {
-    double upTarget = kMissing;
-    double upIter = kMissing;
-    if (baseline != nullptr) {
-      if (row.reachedTarget == row.seeds && baseline->reachedTarget == baseline->seeds) {
-        upTarget = speedUp(baseline->timeToTarget, row.timeToTarget);
-      }
-      upIter = speedUp(baseline->timePerIter, row.timePerIter);
-    }
+    layerWise = layerWise || row.layerWise;
+    // The 16-bit baseline is the reference for methods that compress.
+    const bool againstFp16 = row.compress != "none" && !row.isFp16Baseline;
+    compresses = compresses || againstFp16;
+    const MethodRow* fp16Base = againstFp16 ? fp16 : nullptr;
     text += fmt::format(
-        "| {}{} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        row.method, row.isBaseline ? " (baseline)" : "", row.sync, row.arch, row.compress,
-        row.sched, row.seeds, accuracy(row), toTarget(row), ratio(upTarget),
-        seconds(row.timePerIter), ratio(upIter),
+        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} "
+        "| {} |\n",
+        labelOf(row), row.sync, row.arch, row.compress, row.sched, learningRate(row), row.seeds,
+        accuracy(row), toTarget(row), itersToTarget(row), toTargetVersus(baseline, row),
+        toTargetVersus(fp16Base, row), seconds(row.timePerIter), perIterVersus(baseline, row),
+        perIterVersus(fp16Base, row),
         orDash(row.bytesPerWorkerIter, formatBytes(row.bytesPerWorkerIter)),
         seconds(row.computePerIter), seconds(row.commPerIter), share(row));
   }
   if (baseline == nullptr) {
     text +=
-        "\nNo baseline (bsp, allreduce, compress none, sched none) on this cluster: "
-        "speed-ups are \"-\".\n";
+        "\nNo baseline (bsp, allreduce, compress none, sched none, fused buckets) on this "
+        "cluster: speed-ups are \"-\".\n";
+  }
+  if (fp16 == nullptr && compresses) {
+    text +=
+        "\nNo fp16 baseline (bsp, allreduce, compress fp16, sched none, fused buckets) on this "
+        "cluster: the \"vs fp16\" columns are \"-\".\n";
+  }
+  if (layerWise) {
+    text +=
+        "\n(layer-wise): bucket_size 0, one bucket and one compressed packet per tensor: an "
+        "ablation, not a like-for-like comparison with fused buckets.\n";
   }
   return text;
 }
 
 }  // namespace
+
+bool withinSpread(double meanA, double stdA, double meanB, double stdB) {
+  if (std::isnan(meanA) || std::isnan(meanB)) return false;
+  double spread = kMissing;
+  if (!std::isnan(stdA)) spread = stdA;
+  if (!std::isnan(stdB)) spread = std::isnan(spread) ? stdB : std::max(spread, stdB);
+  return !std::isnan(spread) && std::fabs(meanA - meanB) <= spread;
+}
 
 double speedUp(double baselineTime, double methodTime) {
   if (std::isnan(baselineTime) || std::isnan(methodTime) || baselineTime <= 0 || methodTime <= 0) {

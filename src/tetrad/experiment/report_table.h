@@ -1,11 +1,15 @@
 // The comparison tables of `tetrad report`: one markdown table per cluster,
 // one row per method (docs/experiments.md explains every column).
 //
-// Speed-ups are relative to the cluster's baseline (run_groups.h): "to
-// target" is the baseline's time to the target accuracy over the method's
-// (when both reached it), "per iteration" the baseline's training time per
-// iteration over the method's. "-" marks a value that is missing or not
-// defined (no baseline, target not set or not reached).
+// Speed-ups are relative to the cluster's baseline (run_groups.h), and for
+// methods that compress also to its fp16 baseline: "to target" is the
+// baseline's mean time to the target accuracy over the method's (when every
+// seed of both reached it), "per iteration" the baseline's mean training
+// time per iteration over the method's. A speed-up whose two means differ by
+// no more than one standard deviation over seeds (the larger of the two) is
+// marked "(tie)". Layer-wise runs are labelled "(layer-wise)". "-" marks a
+// value that is missing or not defined (no baseline, target not set or not
+// reached).
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -16,6 +20,10 @@
 #include "tetrad/experiment/run_groups.h"
 
 namespace tetrad::experiment {
+
+// True when |meanA - meanB| <= the larger of the standard deviations that
+// are known (false when neither is: one seed says nothing about noise).
+bool withinSpread(double meanA, double stdA, double meanB, double stdB);
 
 // Baseline time over method time, NaN when either is missing or not positive.
 double speedUp(double baselineTime, double methodTime);

@@ -57,9 +57,12 @@ const std::vector<Column>& columns() {
        [](const RunRecord& r) {
          return number(r.iterations > 0 ? double(r.iterations) : kMissing);
        }},
+      {"lr", [](const RunRecord& r) { return number(r.lr); }},
+      {"lr_tuned_from", [](const RunRecord& r) { return text(r.lrTunedFrom); }},
       {"final_accuracy", [](const RunRecord& r) { return number(r.finalAccuracy); }},
       {"target_accuracy", [](const RunRecord& r) { return number(r.targetAccuracy); }},
       {"time_to_target", [](const RunRecord& r) { return number(r.timeToTarget); }},
+      {"iterations_to_target", [](const RunRecord& r) { return number(r.iterationsToTarget); }},
       {"train_time", [](const RunRecord& r) { return number(r.trainTime); }},
       {"wall_time", [](const RunRecord& r) { return number(r.wallTime); }},
       {"bytes_per_worker_per_iter",

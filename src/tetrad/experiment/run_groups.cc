@@ -18,14 +18,6 @@ double meanOf(const std::vector<double>& values) {
   return count > 0 ? sum / count : kMissing;
 }
 
-double sampleStd(const std::vector<double>& values) {
-  if (values.size() < 2) return kMissing;
-  const double mean = meanOf(values);
-  double sum = 0;
-  for (double v : values) sum += (v - mean) * (v - mean);
-  return std::sqrt(sum / double(values.size() - 1));
-}
-
 double perIter(double value, int64_t iterations) {
   return iterations > 0 ? value / double(iterations) : kMissing;
 }
@@ -39,13 +31,17 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
   row.compress = first.compress;
   row.sched = first.sched;
   row.seeds = int(runs.size());
-  row.curveFolder = first.folder;
   row.targetAccuracy = first.targetAccuracy;
-  std::vector<double> accuracy, toTarget, train, timeIter, bytes, compute, comm, throughput;
+  row.lrTunedFrom = first.lrTunedFrom;
+  row.layerWise = first.bucketBytes == 0;
+  std::vector<double> accuracy, toTarget, itersTarget, train, timeIter, bytes, compute, comm,
+      throughput;
   for (const RunRecord* r : runs) {
+    row.curveFolders.push_back(r->folder);
     accuracy.push_back(r->finalAccuracy);
     if (!std::isnan(r->timeToTarget)) {
       toTarget.push_back(r->timeToTarget);
+      itersTarget.push_back(r->iterationsToTarget);
       ++row.reachedTarget;
     }
     train.push_back(r->trainTime);
@@ -58,8 +54,13 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
   row.accuracyMean = meanOf(accuracy);
   row.accuracyStd = sampleStd(accuracy);
   row.timeToTarget = meanOf(toTarget);
+  row.timeToTargetStd = sampleStd(toTarget);
+  row.itersToTarget = meanOf(itersTarget);
+  row.itersToTargetStd = sampleStd(itersTarget);
   row.trainTime = meanOf(train);
   row.timePerIter = meanOf(timeIter);
+  row.timePerIterStd = sampleStd(timeIter);
+  row.lr = first.lr;  // the same for every seed of a method
   row.bytesPerWorkerIter = meanOf(bytes);
   row.computePerIter = meanOf(compute);
   row.commPerIter = meanOf(comm);
@@ -68,6 +69,18 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
 }
 
 }  // namespace
+
+double sampleStd(const std::vector<double>& values) {
+  std::vector<double> present;
+  for (double v : values) {
+    if (!std::isnan(v)) present.push_back(v);
+  }
+  if (present.size() < 2) return kMissing;
+  const double mean = meanOf(present);
+  double sum = 0;
+  for (double v : present) sum += (v - mean) * (v - mean);
+  return std::sqrt(sum / double(present.size() - 1));
+}
 
 bool isBaselinePoint(const std::string& sync, const std::string& arch, const std::string& compress,
                      const std::string& sched) {
@@ -96,9 +109,16 @@ std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
   for (size_t c = 0; c < groups.size(); ++c) {
     for (const auto& methodRuns : runs[c]) {
       MethodRow row = summarise(methodRuns);
-      if (groups[c].baseline < 0 && isBaselinePoint(row.sync, row.arch, row.compress, row.sched)) {
+      const int index = int(groups[c].rows.size());
+      if (groups[c].baseline < 0 && !row.layerWise &&
+          isBaselinePoint(row.sync, row.arch, row.compress, row.sched)) {
         row.isBaseline = true;
-        groups[c].baseline = int(groups[c].rows.size());
+        groups[c].baseline = index;
+      }
+      if (groups[c].fp16Baseline < 0 && !row.layerWise && row.compress == "fp16" &&
+          isBaselinePoint(row.sync, row.arch, "none", row.sched)) {
+        row.isFp16Baseline = true;
+        groups[c].fp16Baseline = index;
       }
       groups[c].rows.push_back(std::move(row));
     }

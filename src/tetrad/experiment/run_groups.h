@@ -1,10 +1,14 @@
 // Grouping finished runs for reports: per cluster, one row per method, the
-// seeds of a (cluster, method) pair averaged.
+// seeds of a (cluster, method) pair averaged, with their sample standard
+// deviation (accuracy, time and iterations to target, time per iteration).
 //
 // Only runs with status "ok" count. Clusters and methods keep the order of
 // the sweep file (RunRecord indices), then of their labels. The baseline of
 // a cluster is its first method whose sync is bsp, arch allreduce:*,
-// compress none and sched none (BSP without compression).
+// compress none and sched none (BSP without compression); its fp16 baseline
+// the first such method with compress fp16. A layer-wise run (config.json's
+// bucket_bytes 0: one bucket, so one compressed packet, per tensor) is an
+// ablation and never a baseline.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -23,16 +27,24 @@ struct MethodRow {
   double accuracyMean = kMissing;  // final test accuracy
   double accuracyStd = kMissing;   // sample standard deviation (seeds > 1)
   double targetAccuracy = kMissing;
-  int reachedTarget = 0;           // seeds that reached it
-  double timeToTarget = kMissing;  // mean over the seeds that reached it
+  int reachedTarget = 0;              // seeds that reached it
+  double timeToTarget = kMissing;     // mean over the seeds that reached it
+  double timeToTargetStd = kMissing;  // sample std over the same seeds
+  double itersToTarget = kMissing;    // iterations to target, as timeToTarget
+  double itersToTargetStd = kMissing;
   double trainTime = kMissing;
   double timePerIter = kMissing;  // training time / iterations
+  double timePerIterStd = kMissing;
+  double lr = kMissing;     // the lr of its runs (of its first, should they differ)
+  std::string lrTunedFrom;  // the tune_lr grid it was picked from ("": not tuned)
+  bool layerWise = false;   // bucket_bytes 0 (an ablation)
   double bytesPerWorkerIter = kMissing;
   double computePerIter = kMissing;  // mean over ranks, seconds per iteration
   double commPerIter = kMissing;
   double throughput = kMissing;  // samples per second
-  std::string curveFolder;       // the run (lowest seed) whose curves are plotted
+  std::vector<std::string> curveFolders;  // every seed's run, lowest seed first
   bool isBaseline = false;
+  bool isFp16Baseline = false;
 };
 
 struct ClusterGroup {
@@ -40,12 +52,17 @@ struct ClusterGroup {
   std::string spec;     // cluster spec of its runs
   int workers = 0;
   std::vector<MethodRow> rows;
-  int baseline = -1;  // index into rows, or -1
+  int baseline = -1;      // index into rows, or -1
+  int fp16Baseline = -1;  // index into rows, or -1
 };
 
 // True for BSP with all-reduce, no compression and no scheduling.
 bool isBaselinePoint(const std::string& sync, const std::string& arch, const std::string& compress,
                      const std::string& sched);
+
+// Sample standard deviation of the values that are not NaN (NaN for fewer
+// than two).
+double sampleStd(const std::vector<double>& values);
 
 // Groups the ok runs of `records` (see the header comment).
 std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records);

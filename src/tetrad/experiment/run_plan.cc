@@ -44,7 +44,10 @@ std::string labelsOf(const std::vector<Entry>& entries) {
   return text;
 }
 
-RunPlan planOne(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64_t seed) {
+}  // namespace
+
+RunPlan planRun(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64_t seed,
+                const Settings& overrides) {
   const ClusterEntry& cluster = spec.clusters[size_t(clusterIndex)];
   const MethodEntry& method = spec.methods[size_t(methodIndex)];
   RunPlan run;
@@ -65,7 +68,8 @@ RunPlan planOne(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64
     const Setting* setting = nullptr;
     if (key.key == "seed") {
       setting = &seedSetting;
-    } else if ((setting = lookup(method.settings, key.key)) == nullptr &&
+    } else if ((setting = lookup(overrides, key.key)) == nullptr &&
+               (setting = lookup(method.settings, key.key)) == nullptr &&
                (setting = lookup(cluster.settings, key.key)) == nullptr) {
       setting = lookup(spec.workload, key.key);
     }
@@ -75,8 +79,6 @@ RunPlan planOne(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64
   run.name = fmt::format("{}-{}-s{}-{}", method.label, cluster.label, seed, run.hash.substr(0, 8));
   return run;
 }
-
-}  // namespace
 
 std::vector<std::string> flattenArguments(const std::vector<TrainArgument>& arguments) {
   std::vector<std::string> tokens;
@@ -90,7 +92,8 @@ std::vector<std::string> RunPlan::trainArgs() const {
   return flattenArguments(arguments);
 }
 
-std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only) {
+std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only,
+                              const LrPicks& picks) {
   bool onlyMethods = false;
   bool onlyClusters = false;
   for (const std::string& label : only) {
@@ -110,8 +113,18 @@ std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::stri
   for (size_t c = 0; c < spec.clusters.size(); ++c) {
     if (!selected(spec.clusters[c].label, onlyClusters)) continue;
     for (size_t m = 0; m < spec.methods.size(); ++m) {
-      if (!selected(spec.methods[m].label, onlyMethods)) continue;
-      for (uint64_t seed : spec.seeds) runs.push_back(planOne(spec, int(c), int(m), seed));
+      const MethodEntry& method = spec.methods[m];
+      if (!selected(method.label, onlyMethods)) continue;
+      Settings overrides;
+      const auto pick = picks.find(method.label);
+      if (pick != picks.end()) {
+        overrides["lr"] = Setting{findSettingKey("lr"), {pick->second}, method.tuneLrWhere,
+                                  fmt::format("[[method]] '{}' (tune_lr)", method.label)};
+      }
+      for (uint64_t seed : spec.seeds) {
+        runs.push_back(planRun(spec, int(c), int(m), seed, overrides));
+        if (pick != picks.end()) runs.back().lrTunedFrom = method.tuneLr;
+      }
     }
   }
   return runs;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,12 @@ struct RunPlan {
   std::vector<TrainArgument> arguments;  // canonical order
   std::string hash;                      // 16 hex digits of hashArguments(trainArgs())
   std::string name;                      // "<method>-<cluster>-s<seed>-<hash8>"
+  // Learning-rate tuning (lr_tuning.h), recorded in run.json, not hashed:
+  // a full run of a tuned method names the grid its lr was picked from; a
+  // tuning run has phase "tuning" and the metric that judges it.
+  std::vector<std::string> lrTunedFrom;
+  std::string phase;  // "" (a run of the sweep) or "tuning"
+  std::string tuneMetric;
 
   // The arguments after `tetrad train`, without --out and --name.
   std::vector<std::string> trainArgs() const;
@@ -53,10 +60,22 @@ struct RunPlan {
 // Flattens the tokens of `arguments`.
 std::vector<std::string> flattenArguments(const std::vector<TrainArgument>& arguments);
 
+// Learning rates picked by tuning: method label → canonical lr.
+using LrPicks = std::map<std::string, std::string>;
+
 // Expands `spec`. `only`: when not empty, keep the methods and clusters
 // whose labels it lists (a list naming only methods keeps every cluster, and
 // the other way round); a label that is neither is an InvalidArgument.
-std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only = {});
+// `picks`: the lr of each tuned method (its tune_lr place is blamed for it);
+// a method with tune_lr but no pick keeps the lr it resolves to, and its
+// runs name the grid in lrTunedFrom only when picked.
+std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only = {},
+                              const LrPicks& picks = {});
+
+// One run: method `methodIndex` on cluster `clusterIndex` with `seed`;
+// `overrides` (key → setting) win over every table of the file.
+RunPlan planRun(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64_t seed,
+                const Settings& overrides = {});
 
 // The child's command line: `exe train ARGS --out FOLDER --name NAME`, under
 // `mpirun -np W [mpirun args]` for an MPI cluster. A simulated training run

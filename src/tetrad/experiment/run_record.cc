@@ -118,11 +118,21 @@ RunRecord readRunFolder(const std::string& folder) {
   r.targetAccuracy = numberOr(summary, "target_accuracy");
   if (std::isnan(r.targetAccuracy)) r.targetAccuracy = numberOr(config, "target_accuracy");
   r.timeToTarget = numberOr(summary, "time_to_target");
+  r.iterationsToTarget = numberOr(summary, "iterations_to_target");
   r.trainTime = numberOr(summary, "train_time");
   r.wallTime = numberOr(summary, "wall_time");
   r.throughput = numberOr(summary, "throughput_samples_per_s");
   r.computeTime = meanOf(summary, "compute_time_per_rank");
   r.commTime = meanOf(summary, "comm_time_per_rank");
+  r.lr = numberOr(config, "lr");
+  r.bucketBytes = numberOr(config, "bucket_bytes");
+  r.phase = stringOr(run, "phase", "");
+  if (run.is_object() && run.contains("lr_tuned_from") && run["lr_tuned_from"].is_array()) {
+    for (const json& rate : run["lr_tuned_from"]) {
+      if (!r.lrTunedFrom.empty()) r.lrTunedFrom += ';';
+      r.lrTunedFrom += stringOr(json{{"v", rate}}, "v", "");
+    }
+  }
   const double bytesSent = meanOf(summary, "bytes_sent_per_rank");
   if (r.iterations > 0) r.bytesPerWorkerIter = bytesSent / double(r.iterations);
 
@@ -175,6 +185,18 @@ std::vector<EvalPoint> readEvalCurve(const std::string& folder) {
     points.push_back(point);
   }
   return points;
+}
+
+double readLastTrainLoss(const std::string& folder) {
+  double loss = kMissing;
+  std::ifstream in(std::filesystem::path(folder) / "metrics.jsonl");
+  std::string line;
+  while (std::getline(in, line)) {
+    const json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_discarded() || !record.is_object()) continue;
+    if (stringOr(record, "kind", "") == "train") loss = numberOr(record, "loss");
+  }
+  return loss;
 }
 
 }  // namespace tetrad::experiment

@@ -40,12 +40,21 @@ struct RunRecord {
   double finalAccuracy = kMissing;
   double targetAccuracy = kMissing;
   double timeToTarget = kMissing;  // NaN: no target, or not reached (see targetAccuracy)
+  double iterationsToTarget = kMissing;
   double trainTime = kMissing;     // engine clock: simulated under SimGrid
   double wallTime = kMissing;
   double throughput = kMissing;          // samples per second of training time
   double bytesPerWorkerIter = kMissing;  // mean over ranks of bytes sent, per iteration
   double computeTime = kMissing;         // mean over ranks, seconds
   double commTime = kMissing;            // mean over ranks, seconds
+  double lr = kMissing;                  // config.json: the --lr the run trained with
+  // config.json: bytes per gradient bucket; 0 is one bucket per tensor
+  // (layer-wise compression: an ablation, labelled so in reports).
+  double bucketBytes = kMissing;
+  // run.json: the tune_lr grid this lr was picked from, ';'-separated ("":
+  // not tuned), and "tuning" for a tuning run (lr_tuning.h).
+  std::string lrTunedFrom;
+  std::string phase;
   // Optional summary fields kept verbatim (JSON text, "" when absent):
   // staleness_histogram, bytes_sent_by_role.
   std::string extraJson;
@@ -77,5 +86,9 @@ std::vector<RunRecord> readRunFolders(const std::string& dir);
 
 // The evaluations recorded in `folder`/metrics.jsonl, in file order.
 std::vector<EvalPoint> readEvalCurve(const std::string& folder);
+
+// The loss of the last training record ("kind": "train": the mean over its
+// log window) in `folder`/metrics.jsonl; NaN when there is none.
+double readLastTrainLoss(const std::string& folder);
 
 }  // namespace tetrad::experiment

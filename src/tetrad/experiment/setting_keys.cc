@@ -25,6 +25,8 @@ const std::vector<SettingKey>& settingKeys() {
       {"cluster", "--cluster", kString},
       {"workers", "--workers", kInteger},
       {"sim_cfg", "--sim-cfg", kStringList},
+      {"net_model", "--net-model", kString},      // lv08, cm02, profile:FILE
+      {"net_profile", "--net-profile", kString},  // FILE: the same as profile:FILE
       {"timeout", "--timeout", kNumber},
       {"compute", "--compute", kString},
       {"stragglers", "--straggler", kStringList},

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "tetrad/core/error.h"
+#include "tetrad/experiment/lr_tuning.h"
 
 namespace tetrad::experiment {
 namespace {
@@ -201,10 +203,66 @@ class SweepParser {
     for (auto&& [key, node] : table) {
       if (key.str() == "seeds") {
         parseSeeds(node, key);
+      } else if (key.str() == "tune_budget") {
+        parseTuneBudget(node, key);
+      } else if (key.str() == "tune_metric") {
+        parseTuneMetric(node, key);
       } else if (!addSetting(spec_.workload, key, node, "[workload]", false)) {
-        unknownKey(key, "[workload]", "seeds" + knownSettings(false));
+        unknownKey(key, "[workload]",
+                   "seeds" + knownSettings(false) + ", tune_budget, tune_metric");
       }
     }
+  }
+
+  [[noreturn]] void badValue(const toml::node& node, const toml::key& key, std::string_view table,
+                             std::string_view message) const {
+    TETRAD_FAIL(InvalidArgument, "{}: key '{}' in {}: {}", at(node.source()).toString(), key.str(),
+                table, message);
+  }
+
+  void parseTuneBudget(const toml::node& node, const toml::key& key) {
+    if (!node.is_number()) wrongType(node, key, "[workload]", "a number in (0, 1)");
+    const double budget = node.value<double>().value();
+    if (!(budget > 0 && budget < 1)) {
+      badValue(node, key, "[workload]",
+               fmt::format("{} is outside (0, 1): the share of a run's iterations that each "
+                           "tuning run trains",
+                           canonicalNumber(budget)));
+    }
+    spec_.tuneBudget = budget;
+    spec_.tuneBudgetWhere = at(key.source());
+  }
+
+  void parseTuneMetric(const toml::node& node, const toml::key& key) {
+    const std::string name = stringValue(node, key, "[workload]");
+    if (!tuneMetricFromName(name, spec_.tuneMetric)) {
+      badValue(node, key, "[workload]",
+               fmt::format("unknown metric '{}' (known: test_accuracy, train_loss)", name));
+    }
+    spec_.tuneMetricWhere = at(key.source());
+  }
+
+  // tune_lr = [0.1, 0.05]: positive numbers, none twice, at least one.
+  std::vector<std::string> tuneGrid(const toml::node& node, const toml::key& key,
+                                    const std::string& table) const {
+    constexpr std::string_view kExpected = "an array of positive numbers";
+    if (!node.is_array()) wrongType(node, key, table, kExpected);
+    std::vector<std::string> grid;
+    for (const toml::node& element : *node.as_array()) {
+      if (!element.is_number()) wrongType(element, key, table, kExpected);
+      const double lr = element.value<double>().value();
+      const std::string text = canonicalNumber(lr);
+      if (!(lr > 0) || !std::isfinite(lr)) {
+        badValue(element, key, table,
+                 fmt::format("learning rate {} is not a positive number", text));
+      }
+      if (std::find(grid.begin(), grid.end(), text) != grid.end()) {
+        badValue(element, key, table, fmt::format("learning rate {} is listed twice", text));
+      }
+      grid.push_back(text);
+    }
+    if (grid.empty()) badValue(node, key, table, "the grid of learning rates is empty");
+    return grid;
   }
 
   void parseSeeds(const toml::node& node, const toml::key& key) {
@@ -298,8 +356,11 @@ class SweepParser {
     const std::string name = fmt::format("[[method]] '{}'", method.label);
     for (auto&& [key, node] : table) {
       if (key.str() == "label") continue;
-      if (!addSetting(method.settings, key, node, name, false)) {
-        unknownKey(key, name, "label" + knownSettings(false));
+      if (key.str() == "tune_lr") {
+        method.tuneLr = tuneGrid(node, key, name);
+        method.tuneLrWhere = at(key.source());
+      } else if (!addSetting(method.settings, key, node, name, false)) {
+        unknownKey(key, name, "label" + knownSettings(false) + ", tune_lr");
       }
     }
     spec_.methods.push_back(std::move(method));

@@ -42,10 +42,39 @@ void writeRunJson(const RunPlan& run, const std::string& folder, const std::stri
   j["sweep"] = sweepFile;
   j["train_args"] = run.trainArgs();
   j["command"] = command;
+  if (!run.phase.empty()) j["phase"] = run.phase;
+  if (!run.tuneMetric.empty()) j["tune_metric"] = run.tuneMetric;
+  if (!run.lrTunedFrom.empty()) j["lr_tuned_from"] = run.lrTunedFrom;
   std::ofstream out(fs::path(folder) / "run.json", std::ios::trunc);
   out << j.dump(2) << '\n';
   out.close();
   TETRAD_CHECK(out.good(), Error, "cannot write {}/run.json", folder);
+}
+
+// A done run keeps its folder, but how this sweep chose its lr may have
+// changed (a new tune_lr grid with the same pick): run.json's
+// lr_tuned_from follows the plan.
+void refreshTunedFrom(const RunPlan& run, const std::string& folder) {
+  const fs::path path = fs::path(folder) / "run.json";
+  std::ifstream in(path);
+  if (!in.good()) return;
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(in, nullptr, false);
+  in.close();
+  if (j.is_discarded() || !j.is_object()) return;
+  const nlohmann::ordered_json wanted = run.lrTunedFrom.empty()
+                                            ? nlohmann::ordered_json(nullptr)
+                                            : nlohmann::ordered_json(run.lrTunedFrom);
+  const nlohmann::ordered_json had = j.contains("lr_tuned_from") ? j["lr_tuned_from"] : nullptr;
+  if (had == wanted) return;
+  if (run.lrTunedFrom.empty()) {
+    j.erase("lr_tuned_from");
+  } else {
+    j["lr_tuned_from"] = wanted;
+  }
+  std::ofstream out(path, std::ios::trunc);
+  out << j.dump(2) << '\n';
+  out.close();
+  TETRAD_CHECK(out.good(), Error, "cannot write {}", path.string());
 }
 
 // The "tetrad: error: ..." line of a log, or its last non-empty line.
@@ -85,13 +114,15 @@ class SweepRunner {
     for (size_t i = 0; i < runs_.size(); ++i) {
       if (runDone(folderOf(i).string())) {
         ++outcome_.alreadyDone;
+        refreshTunedFrom(runs_[i], folderOf(i).string());
       } else {
         pending_.push_back(i);
       }
     }
     toRun_ = pending_.size();
-    print("tetrad run: {}: {} runs ({} already done, {} to run) in {}, {} at a time\n",
-          options_.sweepFile, outcome_.total, outcome_.alreadyDone, toRun_, options_.outDir,
+    print("tetrad run: {}{}: {} runs ({} already done, {} to run) in {}, {} at a time\n",
+          options_.sweepFile, options_.phase.empty() ? "" : " (" + options_.phase + ")",
+          outcome_.total, outcome_.alreadyDone, toRun_, options_.outDir,
           options_.jobs);
     start_ = Clock::now();
     while (!pending_.empty() || !running_.empty()) {

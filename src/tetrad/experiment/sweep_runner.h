@@ -7,7 +7,8 @@
 // checkpoint: Ctrl-C reaches the children too) is resumed from that
 // checkpoint with `--resume`. A diverged run (the non-finite guard stopped
 // it) is a result, not a failure. Before a run starts, its folder
-// gets run.json (labels, seed, hash, command line) and a fresh train.log that
+// gets run.json (labels, seed, hash, command line, and the tuning fields of
+// RunPlan) and a fresh train.log that
 // receives the child's stdout and stderr. A failed run is reported with the
 // tail of its log and does not stop the others — except a configuration
 // error (the child exits with status 2, `tetrad train`'s code for bad input):
@@ -35,6 +36,8 @@ struct SweepOptions {
   // Threads of each simulated training run (childCommand); 0: leave it to
   // `tetrad train` (every core).
   int simThreads = 0;
+  // Named in the progress header, e.g. "lr tuning" ("": the sweep's runs).
+  std::string phase;
 };
 
 struct SweepOutcome {

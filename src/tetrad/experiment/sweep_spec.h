@@ -4,7 +4,10 @@
 //   [[cluster]]           label, spec ("sim:..." or "mpi"), workers, sim_cfg,
 //                         mpirun_args, and settings that override [workload]
 //   [[method]]            label, sync, arch, compress, sched, and settings that
-//                         override [workload] and the cluster
+//                         override [workload] and the cluster; tune_lr, a
+//                         learning-rate grid (lr_tuning.h)
+//   [workload] also       tune_budget (share of a run's iterations a tuning
+//                         run trains) and tune_metric
 //
 // Every setting keeps where it was written (file, line, column), so that any
 // later error (a bad value found when the runs are validated) names the place
@@ -56,6 +59,16 @@ struct MethodEntry {
   std::string label;
   SourceRef where;
   Settings settings;
+  // tune_lr: the learning rates to try, canonical numbers in file order
+  // (empty: no tuning, the method keeps the lr it resolves to).
+  std::vector<std::string> tuneLr;
+  SourceRef tuneLrWhere;
+};
+
+// What a tuning run is judged by (tune_metric).
+enum class TuneMetric {
+  kTestAccuracy,  // "test_accuracy": final test accuracy, higher is better
+  kTrainLoss,     // "train_loss": the last logged training loss, lower is better
 };
 
 struct SweepSpec {
@@ -64,6 +77,10 @@ struct SweepSpec {
   Settings workload;
   std::vector<uint64_t> seeds = {1};
   SourceRef seedsWhere;
+  double tuneBudget = 0.25;  // in (0, 1)
+  SourceRef tuneBudgetWhere;
+  TuneMetric tuneMetric = TuneMetric::kTestAccuracy;
+  SourceRef tuneMetricWhere;
   std::vector<ClusterEntry> clusters;
   std::vector<MethodEntry> methods;
 };

@@ -13,6 +13,7 @@
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute_model.h"
@@ -237,7 +238,13 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   // progress differently depending on the simulation's history, which a
   // resumed run does not have, so such runs use the full update (the same
   // model, evaluated without that shortcut) unless --sim-cfg chose one.
-  r.simConfig = c.simConfig;
+  TETRAD_CHECK(!r.mpi || c.netModel.empty(), InvalidArgument,
+               "--net-model {} applies to simulated clusters; under MPI the network is real",
+               c.netModel);
+  r.simConfig = model::combineSimConfig(model::resolveNetModel(c.netModel), c.simConfig);
+  r.netModel = r.mpi                ? "real"
+               : c.netModel.empty() ? model::impliedNetModel(c.simConfig)
+                                    : c.netModel;
   const bool choosesOptim =
       std::any_of(c.simConfig.begin(), c.simConfig.end(),
                   [](const std::string& item) { return item.starts_with("network/optim:"); });
@@ -273,6 +280,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["partition"] = r.partition.toString();
   j["workers"] = workers;
   j["cluster"] = c.cluster;
+  j["net_model"] = r.netModel;
   j["sim_config"] = r.simConfig;
   j["timeout"] = c.timeout;
   j["compute"] = r.compute.toString();

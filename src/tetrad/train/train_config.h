@@ -46,6 +46,7 @@ struct TrainConfig {
   std::string cluster = "sim:10Gbps,25us";
   double timeout = 300;                // seconds of the engine's clock, every wait
   std::vector<std::string> simConfig;  // extra SimGrid --cfg items
+  std::string netModel;  // --net-model: lv08, cm02, profile:FILE ("": SimGrid's default)
   std::string compute = "measured";
   std::vector<std::string> stragglers;  // RANK:FACTOR
   double computeNoise = 0;
@@ -116,8 +117,12 @@ struct ResolvedConfig {
   // Threads of the ComputePool (1: passes inline, no pool); see above.
   int simThreads = 1;
   // SimGrid --cfg items the run uses: --sim-cfg's, plus network/optim:Full
-  // for a simulated push-pull run that checkpoints (see resolveConfig()).
+  // for a simulated push-pull run that checkpoints (see resolveConfig()),
+  // after the items of --net-model (model/netprofile/net_model_choice.h).
   std::vector<std::string> simConfig;
+  // The network model, as config.json records it: --net-model's name, else
+  // "lv08" or "sim-cfg:MODEL" (what --sim-cfg chose); "real" under MPI.
+  std::string netModel;
   // The run can be checkpointed (every run that trains a real model).
   bool checkpointable = false;
   // SIGINT/SIGTERM end it cleanly after a checkpoint: it can be

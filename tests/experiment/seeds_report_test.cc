@@ -1,0 +1,133 @@
+// Seed statistics, the fp16 baseline, ties and the layer-wise label, on
+// checked-in runs (tests/experiment/fixtures/seeds: one cluster "net"; bsp,
+// fp16 and topk with seeds 1-3, fp16-lw with bucket_bytes 0 and one seed).
+// Every expected number below is computed by hand from those files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "tetrad/experiment/report_plots.h"
+#include "tetrad/experiment/report_table.h"
+#include "tetrad/experiment/run_groups.h"
+#include "tetrad/experiment/run_record.h"
+
+namespace tetrad::experiment {
+namespace {
+
+const std::string kSeeds = std::string(TETRAD_EXPERIMENT_FIXTURES) + "/seeds";
+
+const ClusterGroup& net() {
+  static const std::vector<ClusterGroup> groups = groupRuns(readRunFolders(kSeeds));
+  EXPECT_EQ(groups.size(), 1u);
+  return groups.front();
+}
+
+TEST(SeedStatistics, MeanAndSampleStdEqualAHandComputation) {
+  const ClusterGroup& g = net();
+  ASSERT_EQ(g.rows.size(), 4u);
+  const MethodRow& bsp = g.rows[0];
+  EXPECT_EQ(bsp.method, "bsp");
+  EXPECT_EQ(bsp.seeds, 3);
+  // accuracy 0.80, 0.82, 0.84: mean 0.82; deviations ±0.02, 0 -> var 0.0008/2.
+  EXPECT_NEAR(bsp.accuracyMean, 0.82, 1e-12);
+  EXPECT_NEAR(bsp.accuracyStd, 0.02, 1e-12);
+  // time to target 1.0, 1.2, 1.4 s; iterations 100, 120, 140.
+  EXPECT_NEAR(bsp.timeToTarget, 1.2, 1e-12);
+  EXPECT_NEAR(bsp.timeToTargetStd, 0.2, 1e-12);
+  EXPECT_NEAR(bsp.itersToTarget, 120, 1e-9);
+  EXPECT_NEAR(bsp.itersToTargetStd, 20, 1e-9);
+  // 2 s over 200 iterations on every seed.
+  EXPECT_NEAR(bsp.timePerIter, 0.01, 1e-12);
+  EXPECT_NEAR(bsp.timePerIterStd, 0, 1e-12);
+  EXPECT_EQ(bsp.curveFolders.size(), 3u);
+
+  const MethodRow& topk = g.rows[2];
+  EXPECT_EQ(topk.method, "topk");
+  EXPECT_NEAR(topk.accuracyMean, 0.81, 1e-12);
+  EXPECT_NEAR(topk.accuracyStd, 0.01, 1e-12);
+  EXPECT_NEAR(topk.timeToTarget, 1.1, 1e-12);
+  EXPECT_NEAR(topk.timeToTargetStd, 0.1, 1e-12);
+  EXPECT_NEAR(topk.itersToTarget, 110, 1e-9);
+  EXPECT_NEAR(topk.itersToTargetStd, 10, 1e-9);
+  EXPECT_DOUBLE_EQ(topk.lr, 0.05);
+  EXPECT_EQ(topk.lrTunedFrom, "0.1;0.05");
+
+  const MethodRow& lw = g.rows[3];
+  EXPECT_EQ(lw.seeds, 1);
+  EXPECT_TRUE(std::isnan(lw.accuracyStd));  // one seed: no spread
+  EXPECT_TRUE(lw.layerWise);
+}
+
+TEST(SeedStatistics, BaselinesSkipLayerWiseRuns) {
+  const ClusterGroup& g = net();
+  EXPECT_EQ(g.baseline, 0);
+  EXPECT_EQ(g.fp16Baseline, 1);  // the fused fp16, not fp16-lw
+  EXPECT_TRUE(g.rows[1].isFp16Baseline);
+  EXPECT_FALSE(g.rows[3].isFp16Baseline);
+  EXPECT_FALSE(g.rows[1].layerWise);
+}
+
+TEST(SeedStatistics, TieWhenMeansDifferByAtMostOneStd) {
+  EXPECT_TRUE(withinSpread(1.2, 0.2, 1.1, 0.1));   // bsp vs topk: 0.1 <= 0.2
+  EXPECT_FALSE(withinSpread(1.2, 0.2, 0.9, 0.1));  // bsp vs fp16: 0.3 > 0.2
+  EXPECT_FALSE(withinSpread(0.9, 0.1, 1.1, 0.1));  // fp16 vs topk: 0.2 > 0.1
+  EXPECT_TRUE(withinSpread(1.0, kMissing, 1.05, 0.1));
+  EXPECT_FALSE(withinSpread(1.0, kMissing, 1.0, kMissing));  // one seed each: no spread known
+}
+
+TEST(SeedStatistics, TableShowsSpreadTiesFp16ColumnsAndLabels) {
+  const std::string t = markdownTables(groupRuns(readRunFolders(kSeeds)));
+  // bsp: 1.2 s ± 0.2 s to target, 120 ± 20 iterations.
+  EXPECT_NE(t.find("| bsp (baseline) | bsp | allreduce:ring | none | none | 0.1 | 3 | 0.8200 ± "
+                   "0.0200 | 1.200 s ± 200.00 ms | 120 ± 20.0 | 1.00× | - |"),
+            std::string::npos)
+      << t;
+  // fp16: 1.2 / 0.9 = 1.33x (0.3 apart, std 0.2: no tie); per iteration 10 / 8 ms.
+  EXPECT_NE(t.find("| fp16 (fp16 baseline) | bsp | allreduce:ring | fp16 | none | 0.1 | 3 | "
+                   "0.8200 ± 0.0100 | 900.00 ms ± 100.00 ms | 110 ± 10.0 | 1.33× | - | 8.00 ms | "
+                   "1.25× | - |"),
+            std::string::npos)
+      << t;
+  // topk: 1.2 / 1.1 = 1.09x, a tie; against fp16 0.9 / 1.1 = 0.82x (no tie);
+  // per iteration 10 / 6 = 1.67x and 8 / 6 = 1.33x.
+  EXPECT_NE(t.find("| topk | bsp | allreduce:ring | topk:0.01,ef | none | 0.05 (tuned) | 3 | "
+                   "0.8100 ± 0.0100 | 1.100 s ± 100.00 ms | 110 ± 10.0 | 1.09× (tie) | 0.82× | "
+                   "6.00 ms | 1.67× | 1.33× |"),
+            std::string::npos)
+      << t;
+  // fp16-lw: layer-wise, one seed: 1.2 / 1.5 and 0.9 / 1.5; 10 / 20 and 8 / 20 ms.
+  EXPECT_NE(t.find("| fp16-lw (layer-wise) | bsp | allreduce:ring | fp16 | none | 0.1 | 1 | "
+                   "0.8200 | 1.500 s | 100 | 0.80× | 0.60× | 20.00 ms | 0.50× | 0.40× |"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("(layer-wise): bucket_size 0"), std::string::npos) << t;
+}
+
+TEST(SeedStatistics, CurvesAreSeedMeansWithABand) {
+  const PlotSet plots = buildPlots(groupRuns(readRunFolders(kSeeds)), "pngcairo");
+  bool found = false;
+  for (const auto& [name, contents] : plots.data) {
+    if (name != "curves-net.tsv") continue;
+    found = true;
+    // bsp at iteration 50: time 0.5 s on every seed, accuracy 0.49, 0.50,
+    // 0.51: mean 0.5, std 0.01, band [0.49, 0.51].
+    const std::string head = "# bsp: mean over 3 seeds\n";
+    const size_t at = contents.find(head);
+    ASSERT_NE(at, std::string::npos) << contents;
+    std::istringstream line(contents.substr(at + head.size()));
+    double time = 0, mib = 0, mean = 0, low = 0, high = 0;
+    line >> time >> mib >> mean >> low >> high;
+    EXPECT_NEAR(time, 0.5, 1e-12);
+    EXPECT_NEAR(mib, 250000.0 / (1024 * 1024), 1e-12);
+    EXPECT_NEAR(mean, 0.5, 1e-12);
+    EXPECT_NEAR(low, 0.49, 1e-12);
+    EXPECT_NEAR(high, 0.51, 1e-12);
+  }
+  EXPECT_TRUE(found);
+  EXPECT_NE(plots.script.find("filledcurves"), std::string::npos);
+  EXPECT_NE(plots.script.find("bsp (mean of 3 seeds)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tetrad::experiment
