@@ -7,6 +7,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/train/cifar_reader.h"
 #include "tetrad/train/idx_reader.h"
+#include "tetrad/train/npy_dataset.h"
 #include "tetrad/train/synthetic.h"
 
 namespace tetrad::train {
@@ -73,7 +74,8 @@ void Dataset::validate(const std::string& what) const {
 }
 
 const std::vector<std::string>& knownDatasets() {
-  static const std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10", "synthetic"};
+  static const std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10", "synthetic",
+                                                  "npy"};
   return names;
 }
 
@@ -98,6 +100,8 @@ DataSplits loadData(const DataOptions& options) {
                             "(train-images-idx3-ubyte[.gz], ...)");
   } else if (name == "cifar10") {
     splits = loadCifar10(dir);
+  } else if (name == "npy") {
+    splits = loadNpyDataset(dir);  // npy_dataset.h: DIR/train_x.npy, ...
   } else if (name == "synthetic") {
     SyntheticOptions synthetic;
     synthetic.seed = options.seed;

@@ -8,8 +8,9 @@
 //
 // loadData() reads a named dataset: "fashion-mnist" (default folder
 // /usr/share/datasets/fashion-mnist, the Debian package dataset-fashion-mnist),
-// "mnist", "cifar10" (binary batches) or "synthetic" (seeded, see
-// synthetic.h). A missing, truncated or corrupt file throws InvalidArgument
+// "mnist", "cifar10" (binary batches), "synthetic" (seeded, see
+// synthetic.h) or "npy" (own data: four NPY files in DataOptions::dir, see
+// npy_dataset.h). A missing, truncated or corrupt file throws InvalidArgument
 // with one line naming the file and what to do.
 //
 // Thread-safety: a loaded Dataset is immutable and may be read from any
