@@ -29,9 +29,15 @@ _STATE_DICT_VERSION = 1
 _MASK64 = (1 << 64) - 1
 
 
-def _needs_shapes(spec):
-    """Compressors that view each tensor as a matrix: encoded tensor by tensor."""
-    return spec.startswith("powersgd") or spec.startswith("onebit:col")
+def _segmentation(spec):
+    """How a bucket is cut for the compressor: 'flat' (one vector), 'layout' (one state
+    whose layout lists the bucket's tensor shapes: PowerSGD's factors per tensor, exchanged
+    per bucket) or 'per_tensor' (one state and call per tensor, with its shape)."""
+    if spec.startswith("powersgd"):
+        return "layout" if _tetrad.HAS_LAYOUT else "per_tensor"
+    if spec.startswith("onebit:col"):
+        return "per_tensor"
+    return "flat"
 
 
 class HookState:
@@ -63,8 +69,8 @@ class HookState:
         self.rank = dist.get_rank(self.group)
         self.world_size = dist.get_world_size(self.group)
         self.path = _exchange.path_of(self.compressor)
-        self.per_tensor = _needs_shapes(self.spec)
-        if self.per_tensor:
+        self.segmentation = _segmentation(self.spec)
+        if self.segmentation != "flat":
             self.path = "tetrad"
         self.tag = 1000
         self.transport = _tetrad.Transport(DistEndpoint(self.group, timeout_s), self.rank,
@@ -113,7 +119,7 @@ class HookState:
         segments = self._buckets.get(key)
         if segments is None:
             seed = self.bucket_seed(key)
-            if self.per_tensor:
+            if self.segmentation == "per_tensor":
                 segments, offset = [], 0
                 for shape in shapes:
                     count = 1
@@ -123,7 +129,10 @@ class HookState:
                                                                             list(shape))))
                     offset += count
             else:
-                segments = [(0, length, _tetrad.CompressorState(seed, self.rank))]
+                state = _tetrad.CompressorState(seed, self.rank)
+                if self.segmentation == "layout":
+                    state.layout = [list(shape) for shape in shapes]
+                segments = [(0, length, state)]
             self._buckets[key] = segments
         elif sum(count for _, count, _ in segments) != length:
             raise ValueError(f"tetrad comm hook: bucket '{key}' had "
