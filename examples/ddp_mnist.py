@@ -134,6 +134,9 @@ def worker(rank, args, port):
     seconds = time.perf_counter() - start
     if rank == 0:
         test_images, test_labels = load(args.data, "test")
+        if args.test_samples:
+            test_images = test_images[:args.test_samples]
+            test_labels = test_labels[:args.test_samples]
         accuracy = evaluate(ddp.module, test_images, test_labels)
         elements = sum(p.numel() for p in ddp.module.parameters())
         p = args.ranks
@@ -172,6 +175,8 @@ def main():
     parser.add_argument("--bucket-mb", type=float, default=25.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--log-every", type=int, default=100)
+    parser.add_argument("--test-samples", type=int, default=0,
+                        help="evaluate on the first N test images (0: all 10 000)")
     parser.add_argument("--data", default=DATA)
     args = parser.parse_args()
     for name in ("train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"):
