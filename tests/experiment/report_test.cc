@@ -104,9 +104,9 @@ TEST(ReportTable, OneTablePerClusterWithSpeedUps) {
   EXPECT_NE(tables.find("| bsp (baseline) | bsp | allreduce:ring | none | none | - | 1 | 0.8100 |"),
             std::string::npos)
       << tables;
-  EXPECT_NE(tables.find(
-                "| fp16 (fp16 baseline) | bsp | allreduce:ring | fp16 | none | - | 1 | 0.8000 |"),
-            std::string::npos)
+  EXPECT_NE(
+      tables.find("| fp16 (fp16 baseline) | bsp | allreduce:ring | fp16 | none | - | 1 | 0.8000 |"),
+      std::string::npos)
       << tables;
   EXPECT_NE(tables.find("| 1.50× |"), std::string::npos) << tables;
   EXPECT_EQ(tables.find("topk"), std::string::npos);

@@ -39,6 +39,14 @@ ordered_json entryOf(const TuningResult& result, const std::vector<std::string>&
   return entry;
 }
 
+std::string textOr(const ordered_json& entry, const char* key) {
+  return entry.contains(key) && entry[key].is_string() ? entry[key].get<std::string>() : "";
+}
+
+double numberOr(const ordered_json& entry, const char* key) {
+  return entry.contains(key) && entry[key].is_number() ? entry[key].get<double>() : 0;
+}
+
 ordered_json readIndex(const fs::path& path) {
   std::ifstream in(path);
   if (!in.good()) return ordered_json::object();
@@ -103,7 +111,8 @@ std::vector<TuningPlan> planTuning(const SweepSpec& spec, const std::vector<std:
         spec.tuneBudgetWhere.line > 0 ? spec.tuneBudgetWhere : method.tuneLrWhere;
     for (const std::string& lr : method.tuneLr) {
       Settings overrides;
-      overrides["lr"] = Setting{findSettingKey("lr"), {lr}, method.tuneLrWhere, table + " (tune_lr)"};
+      overrides["lr"] =
+          Setting{findSettingKey("lr"), {lr}, method.tuneLrWhere, table + " (tune_lr)"};
       overrides["max_iters"] = Setting{findSettingKey("max_iters"),
                                        {std::to_string(plan.budgetIterations)},
                                        budgetWhere,
@@ -111,8 +120,8 @@ std::vector<TuningPlan> planTuning(const SweepSpec& spec, const std::vector<std:
       RunPlan run = planRun(spec, 0, m, seed, overrides);
       run.phase = "tuning";
       run.tuneMetric = std::string(tuneMetricName(spec.tuneMetric));
-      run.name = fmt::format("{}-lr{}-{}-s{}-{}", method.label, lr, cluster, seed,
-                             run.hash.substr(0, 8));
+      run.name =
+          fmt::format("{}-lr{}-{}-s{}-{}", method.label, lr, cluster, seed, run.hash.substr(0, 8));
       plan.runs.push_back(std::move(run));
     }
     plans.push_back(std::move(plan));
@@ -164,7 +173,9 @@ void writeTuningIndex(const std::vector<TuningResult>& results, const std::strin
     std::vector<std::string> names;
     for (const TuningPoint& p : result.points) names.push_back(p.record.name);
     const ordered_json entry = entryOf(result, names);
-    auto same = [&](const ordered_json& e) { return e.value("method", "") == result.method; };
+    auto same = [&](const ordered_json& e) {
+      return e.is_object() && textOr(e, "method") == result.method;
+    };
     auto it = std::find_if(methods.begin(), methods.end(), same);
     if (it != methods.end()) {
       *it = entry;
@@ -187,17 +198,21 @@ std::vector<TuningResult> readTuningIndex(const std::string& sweepDir) {
   for (const ordered_json& entry : index["methods"]) {
     if (!entry.is_object() || !entry.contains("grid") || !entry.contains("runs")) continue;
     TuningPlan plan;
-    plan.method = entry.value("method", "");
-    plan.budgetIterations = entry.value("budget_iterations", int64_t(0));
-    for (const ordered_json& lr : entry["grid"]) plan.grid.push_back(lr.get<std::string>());
+    plan.method = textOr(entry, "method");
+    plan.budgetIterations = int64_t(numberOr(entry, "budget_iterations"));
+    if (!entry["grid"].is_array() || !entry["runs"].is_array()) continue;
+    for (const ordered_json& lr : entry["grid"]) {
+      if (lr.is_string()) plan.grid.push_back(lr.get<std::string>());
+    }
     for (const ordered_json& name : entry["runs"]) {
+      if (!name.is_string()) continue;
       RunPlan run;
       run.name = name.get<std::string>();
       plan.runs.push_back(std::move(run));
     }
     TuneMetric metric = TuneMetric::kTestAccuracy;
-    tuneMetricFromName(entry.value("metric", ""), metric);
-    results.push_back(readTuning(plan, dir.string(), metric, entry.value("budget", 0.0)));
+    tuneMetricFromName(textOr(entry, "metric"), metric);
+    results.push_back(readTuning(plan, dir.string(), metric, numberOr(entry, "budget")));
   }
   return results;
 }
@@ -244,9 +259,8 @@ TuningOutcome runTuning(const std::vector<TuningPlan>& plans, const SweepSpec& s
     }
     if (progress != nullptr) {
       std::fputs(fmt::format("tetrad run: lr tuning of {} by {} after {} iterations: {}; pick {}\n",
-                             result.method, tuneMetricName(result.metric),
-                             result.budgetIterations, grid,
-                             result.pick.empty() ? "none" : result.pick)
+                             result.method, tuneMetricName(result.metric), result.budgetIterations,
+                             grid, result.pick.empty() ? "none" : result.pick)
                      .c_str(),
                  progress);
     }

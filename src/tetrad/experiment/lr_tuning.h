@@ -68,7 +68,7 @@ std::vector<TuningPlan> planTuning(const SweepSpec& spec, const std::vector<std:
 // One grid point as its run folder tells it.
 struct TuningPoint {
   std::string lr;
-  std::string status;       // RunRecord::status
+  std::string status;        // RunRecord::status
   double metric = kMissing;  // NaN: no value (not run, failed, diverged)
   RunRecord record;
 };

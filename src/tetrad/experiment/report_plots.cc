@@ -90,8 +90,8 @@ std::vector<MeanPoint> meanCurve(const MethodRow& row) {
       return sum / double(v.size());
     };
     const double spread = sampleStd(accuracy);
-    mean.push_back({average(time), average(mib), average(accuracy),
-                    std::isnan(spread) ? 0 : spread});
+    mean.push_back(
+        {average(time), average(mib), average(accuracy), std::isnan(spread) ? 0 : spread});
   }
 }
 
@@ -131,8 +131,7 @@ void addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string&
             i == 0 ? source : "''", i, x, i + 1);
       }
       command += fmt::format("{} index {} using {}:3 with linespoints linecolor {} title {}",
-                             i == 0 && !banded[i] ? source : "''", i, x, i + 1,
-                             quoted(titles[i]));
+                             i == 0 && !banded[i] ? source : "''", i, x, i + 1, quoted(titles[i]));
       if (i + 1 < titles.size()) command += ", ";
     }
     return command + "\n";

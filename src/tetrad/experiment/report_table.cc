@@ -5,9 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tetrad/experiment/setting_keys.h"
-
 #include "tetrad/core/units.h"
+#include "tetrad/experiment/setting_keys.h"
 
 namespace tetrad::experiment {
 namespace {

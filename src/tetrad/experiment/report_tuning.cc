@@ -35,9 +35,9 @@ std::string orDash(double value, const std::string& text) {
 
 std::string methodTable(const TuningResult& t, Cost& cost) {
   const std::string metric(tuneMetricName(t.metric));
-  std::string text = fmt::format(
-      "### {}: {} after {:.0f}% of a run's iterations ({} iterations)\n\n", t.method, metric,
-      100 * t.budget, t.budgetIterations);
+  std::string text =
+      fmt::format("### {}: {} after {:.0f}% of a run's iterations ({} iterations)\n\n", t.method,
+                  metric, 100 * t.budget, t.budgetIterations);
   text += fmt::format("| lr | status | {} | training time | wall time | pick |\n", metric);
   text += "|--:|---|--:|--:|--:|---|\n";
   for (const TuningPoint& p : t.points) {
@@ -72,8 +72,7 @@ std::string tuningSection(const std::vector<TuningResult>& tuning,
   for (const RunRecord& r : runs) {
     if (r.status == "ok" || r.status == "diverged") compared.add(r);
   }
-  text += fmt::format("Tuning cost: {}. The compared runs: {}", tuningCost.text(),
-                      compared.text());
+  text += fmt::format("Tuning cost: {}. The compared runs: {}", tuningCost.text(), compared.text());
   if (compared.wallTime > 0) {
     text += fmt::format(" (tuning added {:.0f}% of their wall time)",
                         100 * tuningCost.wallTime / compared.wallTime);

@@ -41,7 +41,7 @@ struct MethodRow {
   double bytesPerWorkerIter = kMissing;
   double computePerIter = kMissing;  // mean over ranks, seconds per iteration
   double commPerIter = kMissing;
-  double throughput = kMissing;  // samples per second
+  double throughput = kMissing;           // samples per second
   std::vector<std::string> curveFolders;  // every seed's run, lowest seed first
   bool isBaseline = false;
   bool isFp16Baseline = false;

@@ -118,7 +118,9 @@ std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::stri
       Settings overrides;
       const auto pick = picks.find(method.label);
       if (pick != picks.end()) {
-        overrides["lr"] = Setting{findSettingKey("lr"), {pick->second}, method.tuneLrWhere,
+        overrides["lr"] = Setting{findSettingKey("lr"),
+                                  {pick->second},
+                                  method.tuneLrWhere,
                                   fmt::format("[[method]] '{}' (tune_lr)", method.label)};
       }
       for (uint64_t seed : spec.seeds) {

@@ -41,7 +41,7 @@ struct RunRecord {
   double targetAccuracy = kMissing;
   double timeToTarget = kMissing;  // NaN: no target, or not reached (see targetAccuracy)
   double iterationsToTarget = kMissing;
-  double trainTime = kMissing;     // engine clock: simulated under SimGrid
+  double trainTime = kMissing;  // engine clock: simulated under SimGrid
   double wallTime = kMissing;
   double throughput = kMissing;          // samples per second of training time
   double bytesPerWorkerIter = kMissing;  // mean over ranks of bytes sent, per iteration

@@ -122,8 +122,7 @@ class SweepRunner {
     toRun_ = pending_.size();
     print("tetrad run: {}{}: {} runs ({} already done, {} to run) in {}, {} at a time\n",
           options_.sweepFile, options_.phase.empty() ? "" : " (" + options_.phase + ")",
-          outcome_.total, outcome_.alreadyDone, toRun_, options_.outDir,
-          options_.jobs);
+          outcome_.total, outcome_.alreadyDone, toRun_, options_.outDir, options_.jobs);
     start_ = Clock::now();
     while (!pending_.empty() || !running_.empty()) {
       while (outcome_.configError.empty() && !pending_.empty() &&
