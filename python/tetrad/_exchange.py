@@ -52,7 +52,15 @@ def path_of(compressor):
     return "tetrad"
 
 
-def allreduce(hook, tensor, state):
+def _scratch(scratch, name, numel, dtype):
+    """A buffer kept per bucket across iterations: fresh memory costs page faults."""
+    buffer = scratch.get(name)
+    if buffer is None or buffer.numel() != numel:
+        buffer = scratch[name] = torch.empty(numel, dtype=dtype)
+    return buffer
+
+
+def allreduce(hook, tensor, state, scratch):
     p, compressor = hook.world_size, hook.compressor
     start = time.perf_counter()
     if compressor.is_identity:
@@ -61,10 +69,10 @@ def allreduce(hook, tensor, state):
         state.step += 1
         wire = tensor
     else:
-        summable = compressor.encode_summable(tensor.numpy(), state)
-        wire = torch.from_numpy(summable)
+        wire = torch.from_numpy(compressor.encode_summable(tensor.numpy(), state))
         if compressor.summable_wire == "fp16":
-            wire = wire.half()  # exact: the values are fp16 numbers
+            # Exact: the values are fp16 numbers.
+            wire = _scratch(scratch, "fp16", wire.numel(), torch.float16).copy_(wire)
     encoded = time.perf_counter()
     hook.count(encode_s=encoded - start,
                bytes_sent=_ring_allreduce_bytes(wire.numel() * wire.element_size(), p))
@@ -74,8 +82,10 @@ def allreduce(hook, tensor, state):
         begin = time.perf_counter()
         out = tensor.numpy()
         if not compressor.is_identity:
-            summed = wire.float().numpy() if wire.dtype != torch.float32 else wire.numpy()
-            compressor.expand_summed(summed, state, out)
+            summed = wire
+            if wire.dtype != torch.float32:
+                summed = _scratch(scratch, "fp32", wire.numel(), torch.float32).copy_(wire)
+            compressor.expand_summed(summed.numpy(), state, out)
         _tetrad.finish_reduction(out, p, True)
         hook.count(decode_s=time.perf_counter() - begin)
         return tensor

@@ -77,6 +77,7 @@ class HookState:
                                            self.world_size, timeout_s)
         self._ordinals = {}  # parameter storage address -> order of first appearance
         self._buckets = {}   # bucket key -> [(offset, count, CompressorState)]
+        self._scratch = {}   # bucket key -> wire buffers reused across iterations
         self._lock = threading.Lock()
         self._stats = dict(calls=0, elements=0, bytes_sent=0, encode_s=0.0, decode_s=0.0,
                            protocol_s=0.0)
@@ -156,7 +157,8 @@ class HookState:
         segments = self._segments(key, shapes, tensor.numel())
         self.count(calls=1, elements=tensor.numel())
         if self.path == "allreduce":
-            return _exchange.allreduce(self, tensor, segments[0][2])
+            return _exchange.allreduce(self, tensor, segments[0][2],
+                                       self._scratch.setdefault(key, {}))
         if self.path == "allgather":
             return _exchange.allgather(self, tensor, segments[0][2])
         return _exchange.over_tetrad(self, tensor, segments)
