@@ -15,11 +15,13 @@
 # ~500 Mbit/s each way, and veth + tbf reorders packets without RPS. The
 # kernel here has no netem, so no delay is added: latency is the veths' own.
 #
-# usage: scripts/netlab.sh [-k ID] [-n N] [-r RATE] [-l LOSS] COMMAND [ARGS]
+# usage: scripts/netlab.sh [-k ID] [-n N] [-r RATE] [-b BURST] [-l LOSS] COMMAND [ARGS]
 #   -k ID    lab id 0-255 (default 0; $NETLAB_ID): names and subnet
 #   -n N     hosts (default 2; $NETLAB_HOSTS), for `up`
 #   -r RATE  tbf rate of every link and direction, e.g. 1gbit, 100mbit, or
 #            none (default 1gbit; $NETLAB_RATE), for `up`
+#   -b BURST tbf bucket, e.g. 256kb, 16kb, or min: the smallest that passes a
+#            9000-byte frame and the rate's tick (default 256kb; $NETLAB_BURST)
 #   -l LOSS  random loss in percent, e.g. 1 or 0.5 (default 0), for `up`
 # commands:
 #   check             exit 0 if a lab can be built here, else print why and
@@ -33,7 +35,10 @@
 #   exec I CMD...     run CMD inside host I
 #   mpirun ARGS...    run mpirun inside host 0 with one slot on every host of
 #                     the lab (rsh agent: `netlab.sh agent`), Open MPI's TCP
-#                     transport on eth0 only; ARGS are mpirun's (-np, program)
+#                     transport on eth0 only, no core binding (every
+#                     namespace looks like its own host, so Open MPI's
+#                     default would bind every rank to core 0 of the one
+#                     machine); ARGS are mpirun's (-np, program)
 #   agent HOST CMD... the rsh agent mpirun calls: runs CMD inside HOST's
 #                     namespace (HOST is a lab address)
 #   run CMD...        up, run CMD, down (also on failure or interrupt)
@@ -43,20 +48,22 @@ SELF=$(readlink -f "$0")
 ID=${NETLAB_ID:-0}
 HOSTS=${NETLAB_HOSTS:-2}
 RATE=${NETLAB_RATE:-1gbit}
+BURST=${NETLAB_BURST:-256kb}
 LOSS=0
 SKIP=77
 MTU=9000
 
 usage() {
-  sed -n '18,41p' "$SELF" | sed 's/^# \{0,1\}//' >&2
+  sed -n '18,44p' "$SELF" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
-while getopts k:n:r:l:h option; do
+while getopts k:n:r:b:l:h option; do
   case $option in
     k) ID=$OPTARG ;;
     n) HOSTS=$OPTARG ;;
     r) RATE=$OPTARG ;;
+    b) BURST=$OPTARG ;;
     l) LOSS=$OPTARG ;;
     *) usage ;;
   esac
@@ -116,13 +123,26 @@ cpu_mask() {
   printf '%x' $(((1 << n) - 1))
 }
 
+# The smallest tbf bucket for $RATE: one 9000-byte frame plus headers, and
+# what the rate brings in one timer tick (1 ms here), whichever is larger.
+min_burst() {
+  awk -v r="$RATE" 'BEGIN {
+    n = r + 0; u = tolower(substr(r, length(n "") + 1));
+    m = (u ~ /^g/) ? 1e9 : (u ~ /^m/) ? 1e6 : (u ~ /^k/) ? 1e3 : 1;
+    b = n * m / 8 / 1000; if (b < 9100) b = 9100;
+    printf "%d", b }'
+}
+
 # Shapes the egress of interface $2 in namespace $1 (host or switch).
 shape() {
   [ "$RATE" = none ] && return 0
-  # A bucket of 256 KB and a queue of 10 ms. Smaller buckets (32 KB) cost
-  # throughput with TCP here; the price: the first 256 KB of a burst leave
-  # at veth speed, so transfers of a few hundred KB beat the rate.
-  ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$RATE" burst 256kb latency 10ms
+  # A queue of 10 ms. The default bucket of 256 KB lets the first 256 KB of
+  # a burst leave at veth speed, so transfers of a few hundred KB beat the
+  # rate; smaller buckets (32 KB) cost TCP throughput at 1 Gbit/s. -b min
+  # shapes small messages too (docs/fidelity.md).
+  burst=$BURST
+  [ "$burst" = min ] && burst=$(min_burst)
+  ip netns exec "$1" tc qdisc replace dev "$2" root tbf rate "$RATE" burst "$burst" latency 10ms
 }
 
 set_loss() {
@@ -182,7 +202,7 @@ up() {
       { echo "netlab: host $i cannot reach host 0" >&2; down; exit 1; }
     i=$((i + 1))
   done
-  echo "netlab: $HOSTS hosts $PREFIX-0..$((HOSTS - 1)) on $SUBNET.0/24, rate $RATE, loss $LOSS%"
+  echo "netlab: $HOSTS hosts $PREFIX-0..$((HOSTS - 1)) on $SUBNET.0/24, rate $RATE, burst $BURST, loss $LOSS%"
 }
 
 status() {
@@ -262,7 +282,7 @@ case $command in
     ip netns exec "$(host 0)" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$(host 0)" \
       mpirun --hostfile "$hostfile" \
       --mca plm_rsh_agent "$SELF agent" --mca btl tcp,self --mca btl_tcp_if_include eth0 \
-      --mca oob_tcp_if_include eth0 "$@" || status=$?
+      --mca oob_tcp_if_include eth0 --bind-to none "$@" || status=$?
     exit $status
     ;;
   run)

@@ -75,6 +75,7 @@ void printHeader(const BenchPlan& plan, Transport& t) {
       "# %d timed iterations after %d warm-up, median of the slowest rank; busbw = "
       "algbw * 2(n-1)/n\n",
       plan.iters, plan.warmup);
+  if (!plan.netModel.empty()) std::printf("# network model: %s\n", plan.netModel.c_str());
   if (!plan.launch.simConfig.empty()) {
     std::string items;
     for (const std::string& item : plan.launch.simConfig) items += " " + item;
@@ -89,6 +90,11 @@ void printHeader(const BenchPlan& plan, Transport& t) {
     std::printf("# alpha-beta model: alpha = %s, beta = 1/(%s)",
                 formatSeconds(plan.model->alpha).c_str(),
                 formatBandwidth(1.0 / plan.model->beta).c_str());
+    if (!plan.model->latencyFactor.empty()) {
+      std::printf(" with per-size latency factors %s and bandwidth factors %s",
+                  plan.model->latencyFactor.toString().c_str(),
+                  plan.model->bandwidthFactor.toString().c_str());
+    }
     if (plan.twoLevel) {
       std::printf(
           " between nodes; inside nodes of %d ranks alpha = %s, beta = 1/(%s); "
@@ -191,6 +197,9 @@ CommandRegistration registration([](CommandGroups& groups) {
                   "and latency per link (e.g. 1Gbps,60us)");
   cmd->add_option("--sim-cfg", flags->simConfig,
                   "SimGrid configuration item, repeatable (e.g. network/model:CM02)");
+  cmd->add_option("--net-model", flags->netModel,
+                  "network model: lv08, cm02 (the default here: plain alpha-beta) or "
+                  "profile:FILE (a calibrated network; under MPI the model column's network)");
   cmd->callback([flags] { runBench(makePlan(*flags)); });
 });
 

@@ -7,6 +7,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/transport/sim/cluster_spec.h"
 
 namespace tetrad::app::bench_collectives {
@@ -28,7 +29,15 @@ BenchPlan makePlan(const BenchFlags& flags) {
     }
     return false;
   };
-  if (!isMpiCluster(flags.cluster)) {
+  const model::NetModelChoice net = model::resolveNetModel(flags.netModel);
+  plan.netModel = net.name;
+  TETRAD_CHECK(!plan.mpi || net.name.empty() || net.name.starts_with("profile:"), InvalidArgument,
+               "--net-model {} applies to simulated clusters (under MPI only a profile, as the "
+               "model column's network)",
+               net.name);
+  if (!isMpiCluster(flags.cluster) && !net.name.empty()) {
+    plan.launch.simConfig = model::combineSimConfig(net, flags.simConfig);
+  } else if (!isMpiCluster(flags.cluster)) {
     if (!configures("network/model")) plan.launch.simConfig.push_back("network/model:CM02");
     if (!configures("network/crosstraffic")) {
       plan.launch.simConfig.push_back("network/crosstraffic:0");
@@ -54,6 +63,8 @@ BenchPlan makePlan(const BenchFlags& flags) {
                  "--alpha-beta wants a positive bandwidth and a latency >= 0, got '{}'",
                  flags.alphaBeta);
     plan.model = CostParams{latency, 1.0 / bandwidth};
+  } else if (plan.mpi && !net.name.empty()) {
+    plan.model = CostParams{net.linkLatency, 1.0 / net.linkBandwidth};
   }
   if (!plan.mpi) {
     const sim::ClusterSpec spec = sim::parseClusterSpec(flags.cluster);
@@ -70,6 +81,10 @@ BenchPlan makePlan(const BenchFlags& flags) {
       plan.model = c;
       plan.twoLevel = true;
     }
+  }
+  if (plan.model) {
+    plan.model->latencyFactor = net.latencyFactor;
+    plan.model->bandwidthFactor = net.bandwidthFactor;
   }
 
   plan.wire = parseWirePrecision(flags.wire);

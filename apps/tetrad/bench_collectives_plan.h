@@ -4,8 +4,11 @@
 //
 // makePlan() checks every flag and throws InvalidArgument with one line on
 // bad input. On a simulated cluster it picks SimGrid's plain CM02 network
-// model without cross traffic unless --sim-cfg names one, so that the
-// table compares algorithms by their α–β cost. The plan is built once on
+// model without cross traffic unless --net-model or --sim-cfg names one, so
+// that the table compares algorithms by their α–β cost. A named model
+// (--net-model lv08|cm02|profile:FILE) also corrects the model column with
+// its per-size factors; under MPI a profile gives the model column its
+// calibrated network (unless --alpha-beta is given). The plan is built once on
 // the main thread before launch and then only read, by every rank.
 #pragma once
 
@@ -34,6 +37,7 @@ struct BenchFlags {
   std::string wire = "fp32";
   double timeout = 300;
   std::vector<std::string> simConfig;
+  std::string netModel;   // --net-model (model/netprofile/net_model_choice.h)
   std::string alphaBeta;  // "BW,LAT": the α–β model of a real network (MPI only)
 };
 
@@ -51,6 +55,7 @@ struct BenchPlan {
   std::optional<CostParams> model;
   bool twoLevel = false;
   bool mpi = false;
+  std::string netModel;  // the name printed in the header ("" none chosen)
 };
 
 // Validates `flags` and fills in the engine-dependent defaults.

@@ -5,8 +5,10 @@
 //
 //   lv08          SimGrid's default: its TCP model LV08 (latency × 13.01,
 //                 bandwidth × 0.97, cross traffic of 5% of the reverse flow).
-//                 Items: network/model:LV08. The cost models apply the two
-//                 factors (not the cross traffic).
+//                 Items: network/model:LV08. The cost models charge
+//                 latency × 13.01 and bandwidth × 0.97/1.05 (the cross
+//                 traffic of a link busy in both directions, as in the
+//                 all-reduce algorithms; one-way traffic gets 0.97).
 //   cm02          the α–β model: CM02 without cross traffic, no correction.
 //                 Items: network/model:CM02, network/crosstraffic:0.
 //   profile:FILE  a calibrated network (network_profile.h, `tetrad
@@ -34,7 +36,10 @@ struct NetModelChoice {
   std::vector<std::string> simConfig;  // SimGrid items that select it
   PiecewiseFactor latencyFactor;       // for the cost models (empty: 1)
   PiecewiseFactor bandwidthFactor;
-  std::string profileLink;  // profile only: the nominal link it was calibrated on
+  // profile only: the nominal link it was calibrated on ("200Mbps,20us").
+  std::string profileLink;
+  double linkBandwidth = 0;  // bytes/s
+  double linkLatency = 0;    // seconds
 };
 
 // Throws InvalidArgument naming the problem: an unknown name, or a profile

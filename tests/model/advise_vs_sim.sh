@@ -1,0 +1,28 @@
+#!/bin/sh
+# usage: advise_vs_sim.sh TETRAD NET_MODEL WORKERS CLUSTER
+# The advisor and the simulator agree within 5% on the time per iteration of
+# bsp allreduce:ring none (mlp, fixed compute) when both use NET_MODEL.
+set -eu
+tetrad=$1
+net=$2
+workers=$3
+cluster=$4
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$tetrad" advise --model mlp --workers "$workers" --cluster "$cluster" --compute 10ms \
+  --net-model "$net" --no-measure >"$dir/advise.txt"
+predicted=$(awk '$4 == "bsp" && $5 == "allreduce:ring" && $6 == "none" { print $2; exit }' \
+  "$dir/advise.txt")
+"$tetrad" train --model mlp --data synthetic --timing-only --workers "$workers" \
+  --cluster "$cluster" --net-model "$net" --compute fixed:10ms --max-iters 40 --quiet \
+  --timeline off --out "$dir/run" >"$dir/train.txt"
+grep -q "\"net_model\": \"$net\"" "$dir/run/config.json" ||
+  { echo "advise_vs_sim: FAIL: config.json does not record net_model $net"; exit 1; }
+value() { sed -n "s/^ *\"$1\": *\([0-9.eE+-]*\),*$/\1/p" "$dir/run/summary.json" | head -n 1; }
+simulated=$(awk -v t="$(value train_time)" -v n="$(value iterations)" 'BEGIN { print t / n }')
+echo "advise_vs_sim: $net: predicted $predicted ms, simulated $simulated s per iteration"
+awk -v p="$predicted" -v s="$simulated" 'BEGIN {
+  r = (p / 1000) / s; printf "advise_vs_sim: ratio %.4f\n", r;
+  exit (r > 0.95 && r < 1.05) ? 0 : 1 }' ||
+  { echo "advise_vs_sim: FAIL: not within 5%"; exit 1; }
+echo "advise_vs_sim: PASS"
