@@ -7,6 +7,8 @@
 //
 // Every run is parsed and checked with the train command's own flags and
 // rules before any starts; an error names the file, line and key to fix.
+// Methods with tune_lr first train every rate of their grid for a share of
+// the iterations (src/tetrad/experiment/lr_tuning.h); their runs use the pick.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,11 +17,15 @@
 #include "command.h"
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
+#include "tetrad/experiment/lr_tuning.h"
 #include "tetrad/experiment/run_plan.h"
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/experiment/run_validation.h"
 #include "tetrad/experiment/sweep_file.h"
 #include "tetrad/experiment/sweep_runner.h"
+#include "tetrad/train/timing_rank.h"
+#include "tetrad/train/timing_trainer.h"
+#include "tetrad/transport/launcher.h"
 #include "train_options.h"
 
 namespace tetrad::app {
@@ -35,9 +41,11 @@ struct RunOptions {
   bool dryRun = false;
 };
 
+constexpr int kDefaultSimWorkers = 4;  // train's, for a simulated cluster without workers
+
 // Parses `args` as `tetrad train` would and applies its checks; throws
 // InvalidArgument or Unsupported naming the flag.
-void validateTrainArgs(const std::vector<std::string>& args) {
+train::ResolvedConfig resolveTrainArgs(const std::vector<std::string>& args) {
   train::TrainConfig config;
   CLI::App app{"tetrad train"};
   addTrainOptions(&app, config);
@@ -47,13 +55,102 @@ void validateTrainArgs(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     TETRAD_FAIL(InvalidArgument, "{}", e.what());
   }
-  train::resolveConfig(config);
+  return train::resolveConfig(config);
+}
+
+void validateTrainArgs(const std::vector<std::string>& args) {
+  resolveTrainArgs(args);
+}
+
+// The iterations `tetrad train` plans for `args`: epochs x iterations per
+// epoch over the data set's standard size (as --timing-only plans them),
+// capped by --max-iters.
+int64_t plannedIterations(const std::vector<std::string>& args) {
+  train::ResolvedConfig config = resolveTrainArgs(args);
+  const train::TrainConfig& c = config.given;
+  config.compute.kind = train::ComputeSpec::Kind::kFixed;  // the size only: no compute probe
+  const train::TimingWorkload workload = train::timingWorkload(config);
+  int workers = c.workers;
+  if (workers <= 0) {
+    const int fixed = config.mpi ? 0 : fixedHostCount(c.cluster);
+    TETRAD_CHECK(!config.mpi && fixed != kHostsOfPlatformFile, Unsupported,
+                 "the worker count of cluster '{}' is known only once it starts; set workers in "
+                 "its [[cluster]]",
+                 c.cluster);
+    workers = fixed > 0 ? fixed - config.arch.serverRanks : kDefaultSimWorkers;
+  }
+  int64_t total =
+      train::timingStepsPerEpoch(workload.trainSamples, workers, c.batchSize) * c.epochs;
+  if (c.maxIters > 0) total = std::min(total, c.maxIters);
+  return total;
+}
+
+// --dry-run: lists the tuning runs and the runs (done or to run) and their
+// train arguments; the runs of a method whose tuning has not finished are
+// listed "after tuning", their lr still to pick.
+void listRuns(const experiment::SweepSpec& spec, const RunOptions& o, const std::string& outDir,
+              const std::vector<experiment::TuningPlan>& tuning) {
+  namespace fs = std::filesystem;
+  auto line = [](const char* state, const std::string& name, const std::vector<std::string>& args) {
+    std::string text;
+    for (const std::string& a : args) text += " " + a;
+    std::printf("%-12s %s:%s\n", state, name.c_str(), text.c_str());
+  };
+  size_t tuningRuns = 0, tuningDone = 0;
+  experiment::LrPicks picks;
+  std::vector<std::string> waiting;
+  const std::vector<experiment::TuningResult> results =
+      experiment::readTuningResults(tuning, spec, outDir);
+  for (size_t i = 0; i < tuning.size(); ++i) {
+    for (const experiment::RunPlan& run : tuning[i].runs) {
+      const bool done =
+          experiment::runDone((fs::path(outDir) / experiment::kTuningFolder / run.name).string());
+      tuningDone += done ? 1 : 0;
+      ++tuningRuns;
+      line(done ? "done" : "to run", std::string(experiment::kTuningFolder) + "/" + run.name,
+           run.trainArgs());
+    }
+    if (!results[i].pick.empty()) {
+      picks[tuning[i].method] = results[i].pick;
+    } else {
+      waiting.push_back(tuning[i].method);
+    }
+  }
+  size_t done = 0;
+  const std::vector<experiment::RunPlan> runs = experiment::planRuns(spec, o.only, picks);
+  for (const experiment::RunPlan& run : runs) {
+    if (std::find(waiting.begin(), waiting.end(), run.methodLabel) != waiting.end()) {
+      std::vector<std::string> args = run.trainArgs();
+      for (size_t a = 0; a + 1 < args.size(); ++a) {
+        if (args[a] == "--lr") args[a + 1] = "<tuned>";
+      }
+      if (std::find(args.begin(), args.end(), "<tuned>") == args.end()) {
+        args.insert(args.end(), {"--lr", "<tuned>"});
+      }
+      line("after tuning", fmt::format("{}-{}-s{}", run.methodLabel, run.clusterLabel, run.seed),
+           args);
+      continue;
+    }
+    const bool finished = experiment::runDone((fs::path(outDir) / run.name).string());
+    done += finished ? 1 : 0;
+    line(finished ? "done" : "to run", run.name, run.trainArgs());
+  }
+  if (tuningRuns > 0) {
+    std::printf("%zu tuning runs (%zu already done, %zu to run) in %s/%s\n", tuningRuns, tuningDone,
+                tuningRuns - tuningDone, outDir.c_str(), experiment::kTuningFolder);
+  }
+  std::printf("%zu runs (%zu already done, %zu to run) in %s, all valid; nothing run (--dry-run)\n",
+              runs.size(), done, runs.size() - done, outDir.c_str());
 }
 
 void runSweepFile(const RunOptions& o) {
   const experiment::SweepSpec spec = experiment::parseSweepFile(o.file);
-  const std::vector<experiment::RunPlan> runs = experiment::planRuns(spec, o.only);
-  experiment::validateRuns(runs, validateTrainArgs);
+  experiment::validateRuns(experiment::planRuns(spec, o.only), validateTrainArgs);
+  const std::vector<experiment::TuningPlan> tuning =
+      experiment::planTuning(spec, o.only, plannedIterations);
+  for (const experiment::TuningPlan& plan : tuning) {
+    experiment::validateRuns(plan.runs, validateTrainArgs);
+  }
 
   experiment::SweepOptions options;
   options.outDir =
@@ -61,19 +158,7 @@ void runSweepFile(const RunOptions& o) {
           ? (std::filesystem::path("runs") / std::filesystem::path(o.file).stem()).string()
           : o.out;
   if (o.dryRun) {
-    size_t done = 0;
-    for (const experiment::RunPlan& run : runs) {
-      const bool finished =
-          experiment::runDone((std::filesystem::path(options.outDir) / run.name).string());
-      done += finished ? 1 : 0;
-      std::string args;
-      for (const std::string& a : run.trainArgs()) args += " " + a;
-      std::printf("%-7s %s:%s\n", finished ? "done" : "to run", run.name.c_str(), args.c_str());
-    }
-    std::printf(
-        "%zu runs (%zu already done, %zu to run) in %s, all valid; nothing run "
-        "(--dry-run)\n",
-        runs.size(), done, runs.size() - done, options.outDir.c_str());
+    listRuns(spec, o, options.outDir, tuning);
     return;
   }
   options.jobs = o.jobs;
@@ -85,18 +170,39 @@ void runSweepFile(const RunOptions& o) {
   options.exe = std::filesystem::read_symlink("/proc/self/exe").string();
   options.mpirun = o.mpirun;
   options.sweepFile = o.file;
+
+  // Tuning first; the methods it could not settle wait (their runs are left out).
+  const experiment::TuningOutcome tuned = experiment::runTuning(tuning, spec, options, stderr);
+  TETRAD_CHECK(tuned.sweep.configError.empty(), InvalidArgument, "{}", tuned.sweep.configError);
+  std::vector<experiment::RunPlan> runs;
+  for (experiment::RunPlan& run : experiment::planRuns(spec, o.only, tuned.picks)) {
+    const bool waits = std::any_of(tuning.begin(), tuning.end(), [&](const auto& plan) {
+      return plan.method == run.methodLabel && tuned.picks.count(plan.method) == 0;
+    });
+    if (!waits) runs.push_back(std::move(run));
+  }
+  experiment::validateRuns(runs, validateTrainArgs);
   const experiment::SweepOutcome outcome = experiment::runSweep(runs, options, stderr);
   std::printf("results: %s/results.csv, %s/results.jsonl (%zu runs)\n", options.outDir.c_str(),
               options.outDir.c_str(), outcome.total);
   std::fflush(stdout);
   TETRAD_CHECK(outcome.configError.empty(), InvalidArgument, "{}", outcome.configError);
-  if (outcome.failed + outcome.interrupted > 0) {
+  TETRAD_CHECK(tuned.noPick.empty(), InvalidArgument, "{}", tuned.noPick.front());
+  const size_t failed = outcome.failed + tuned.sweep.failed;
+  const size_t interrupted = outcome.interrupted + tuned.sweep.interrupted;
+  if (failed + interrupted > 0) {
     std::string names;
-    for (const std::string& name : outcome.failedRuns) names += (names.empty() ? "" : ", ") + name;
-    TETRAD_FAIL(Error,
-                "{} of {} runs failed and {} were interrupted ({}); see train.log in their "
-                "folders under {} (the next tetrad run resumes the interrupted ones)",
-                outcome.failed, outcome.total, outcome.interrupted, names, options.outDir);
+    for (const auto* list : {&tuned.sweep.failedRuns, &outcome.failedRuns}) {
+      for (const std::string& name : *list) names += (names.empty() ? "" : ", ") + name;
+    }
+    std::string waiting;
+    for (const std::string& m : tuned.unfinished) waiting += (waiting.empty() ? "" : ", ") + m;
+    TETRAD_FAIL(
+        Error,
+        "{} of {} runs failed and {} were interrupted ({}); see train.log in their "
+        "folders under {} (the next tetrad run resumes the interrupted ones){}",
+        failed, outcome.total + tuned.sweep.total, interrupted, names, options.outDir,
+        waiting.empty() ? "" : fmt::format("; the runs of {} wait for their lr tuning", waiting));
   }
 }
 
