@@ -8,8 +8,9 @@
 // input is filled once with deterministic pseudo-random values, and memcpy
 // of the same buffer is timed first, in the same run. For every compressor
 // (default: every registered one, with its example parameters) one state
-// and one output buffer are reused across iterations (so error-feedback
-// residuals and pages are warm); after --warmup untimed rounds, --iters
+// and one output buffer are reused across iterations, and each packet is
+// recycled into the state for the next encode (recyclePacket(), as
+// aggregate() does), so error-feedback residuals and pages are warm; after --warmup untimed rounds, --iters
 // encodes and --iters decodeAdd calls are timed one by one. The table shows
 // the median time as GB/s of float32 input (4·n bytes / time, memcpy
 // likewise), the ratio to memcpy, and the wire cost in bits per element of
@@ -165,9 +166,11 @@ void runBench(const BenchFlags& flags) {
       // A near-square matrix view, as a weight gradient would have: used by
       // the compressors that read the shape (powersgd, onebit:col).
       state.shape = matrixShape(n);
+      // Each packet is handed back to the state once used, as aggregate()
+      // does, so the next encode writes into the same warm pages.
       Packet packet;
       const double encodeTime = medianTime(flags.warmup, flags.iters, [&] {
-        packet = Packet();
+        recyclePacket(std::move(packet), state);
         packet = compressor.encode(input, state);
       });
       const double decodeTime = medianTime(flags.warmup, flags.iters,

@@ -105,6 +105,10 @@ TEST(Schedulers, NoneFusesInParameterOrder) {
   EXPECT_EQ(buckets[0].count, 30u);
   EXPECT_EQ(buckets[1].offset, 30u);
   EXPECT_EQ(buckets[1].shape, (std::vector<int64_t>{5}));
+  // A fused bucket lists its tensors' shapes (batched PowerSGD's matrices).
+  EXPECT_TRUE(buckets[0].shape.empty());
+  EXPECT_EQ(buckets[0].tensorShapes, (std::vector<std::vector<int64_t>>{{10}, {4, 5}}));
+  EXPECT_EQ(buckets[1].tensorShapes, (std::vector<std::vector<int64_t>>{{5}}));
   EXPECT_FALSE(none->overlapsBackward());
   EXPECT_NE(errorOf([] { makeScheduler("eager"); }).find("known: none, wfbp"), std::string::npos);
 }
@@ -132,6 +136,14 @@ TEST(Schedulers, OverlappingPlansCoverTheBufferInReadyOrder) {
   }
   EXPECT_EQ(makeScheduler("wfbp")->plan(inputs).size(), 4u);
   EXPECT_EQ(makeScheduler("wfbp")->plan(inputs)[1].shape, (std::vector<int64_t>{4, 5}));
+  // Fused units list their tensors (parameter order); chunks list none.
+  const std::vector<BucketRange> fused = makeScheduler("fusion:1MiB")->plan(inputs);
+  ASSERT_EQ(fused.size(), 1u);
+  EXPECT_EQ(fused[0].tensorShapes,
+            (std::vector<std::vector<int64_t>>{{2, 5}, {2}, {4, 5}, {4}}));
+  for (const BucketRange& chunk : makeScheduler("priority:16")->plan(inputs)) {
+    EXPECT_EQ(chunk.tensorShapes.size(), chunk.shape.empty() ? 0u : 1u) << chunk.names;
+  }
   // 16-byte chunks: a.weight 3, a.bias 1, b.weight 5, b.bias 1.
   EXPECT_EQ(makeScheduler("priority:16")->plan(inputs).size(), 10u);
   EXPECT_TRUE(makeScheduler("priority")->gatesForward());

@@ -105,6 +105,47 @@ TEST(SignVote, ErrorFeedbackKeepsTheLocalResidual) {
   }
 }
 
+// Signum (sign:momentum=M): each rank votes with the sign of its own
+// momentum m <- M·m + (1 − M)·g, taken before the sign.
+TEST(SignVote, SignumVotesWithTheLocalMomentum) {
+  const int workers = 3;
+  const size_t n = 515;
+  const float keep = static_cast<float>(0.9), take = static_cast<float>(1 - 0.9);
+  std::vector<std::vector<float>> momenta(workers, std::vector<float>(n, 0.0f));
+  std::vector<std::vector<std::vector<float>>> got(2, std::vector<std::vector<float>>(workers));
+  std::mutex mutex;
+  launch(cluster(workers), [&](Transport& transport) {
+    CompressorPtr c = makeCompressor("sign:momentum=0.9");
+    CompressorState state;
+    state.rank = transport.rank();
+    for (int step = 0; step < 2; ++step) {
+      std::vector<float> g = rankGradient(transport.rank() + 10 * step, n);
+      c->aggregateCustom(transport, g, state, {});
+      std::lock_guard<std::mutex> lock(mutex);
+      got[step][transport.rank()] = std::move(g);
+    }
+  });
+  for (int step = 0; step < 2; ++step) {
+    for (int r = 0; r < workers; ++r) {
+      const std::vector<float> g = rankGradient(r + 10 * step, n);
+      for (size_t i = 0; i < n; ++i) momenta[r][i] = keep * momenta[r][i] + take * g[i];
+    }
+    const std::vector<float> expected = expectedVote(workers, n, momenta);
+    for (int r = 0; r < workers; ++r) {
+      ASSERT_EQ(got[step][r].size(), n);
+      for (size_t i = 0; i < n; ++i) {
+        EXPECT_NEAR(got[step][r][i], expected[i], 1e-5f * std::abs(expected[i]))
+            << "step " << step << " rank " << r << " element " << i;
+      }
+    }
+  }
+  EXPECT_EQ(makeCompressor("sign:momentum=0.9")->spec(), "sign:momentum=0.9");
+  EXPECT_EQ(makeCompressor("sign")->spec(), "sign");
+  EXPECT_THROW(makeCompressor("sign:momentum=1"), InvalidArgument);
+  EXPECT_THROW(makeCompressor("sign:momentum=-0.1"), InvalidArgument);
+  EXPECT_THROW(makeCompressor("sign:0.9"), InvalidArgument);
+}
+
 TEST(SignVote, NonCustomCompressorsRefuseAggregateCustom) {
   CompressorPtr qsgd = makeCompressor("qsgd:4");
   bool threw = false;

@@ -289,6 +289,78 @@ TEST_P(AggregateSim, PowerSgdIsExactOnLowRankAndConservesTheSignal) {
   }
 }
 
+// Batched PowerSGD on a fused bucket [W1 48x36, b1 48, W2 24x40, b2 24]:
+// exactly two all-reduces for the whole bucket (the biases ride in the P
+// all-reduce), against six with one bucket per tensor, and exact when every
+// rank's matrices share a rank-2 column space.
+TEST_P(AggregateSim, FusedPowerSgdIsTwoAllreducesPerBucket) {
+  const int p = GetParam();
+  const std::vector<std::vector<int64_t>> layout = {{48, 36}, {48}, {24, 40}, {24}};
+  const size_t count = 48 * 36 + 48 + 24 * 40 + 24;
+  auto gradient = [&](int r) {
+    std::vector<float> g(count);
+    size_t offset = 0;
+    for (const std::vector<int64_t>& shape : layout) {
+      if (shape.size() == 2) {
+        const size_t rows = shape[0], cols = shape[1];
+        const std::vector<float> u = testing::gaussian(rows * 2, 7 + rows);
+        const std::vector<float> v = testing::gaussian(cols * 2, 100 * r + cols);
+        for (size_t i = 0; i < rows; ++i)
+          for (size_t j = 0; j < cols; ++j)
+            for (size_t c = 0; c < 2; ++c) g[offset + i * cols + j] += u[i * 2 + c] * v[j * 2 + c];
+        offset += rows * cols;
+      } else {
+        const std::vector<float> b = testing::gaussian(shape[0], 300 * r + shape[0]);
+        std::copy(b.begin(), b.end(), g.begin() + offset);
+        offset += shape[0];
+      }
+    }
+    return g;
+  };
+  std::vector<float> average(count, 0.0f);
+  for (int r = 0; r < p; ++r) {
+    const std::vector<float> g = gradient(r);
+    for (size_t i = 0; i < count; ++i) average[i] += g[i] / float(p);
+  }
+  // messages[mode][rank]: 0 one ring all-reduce ("none"), 1 fused, 2 per tensor.
+  std::vector<std::vector<uint64_t>> messages(3, std::vector<uint64_t>(p, 0));
+  std::vector<std::vector<float>> fused(p);
+  launch(cluster(p), [&](Transport& transport) {
+    const int r = transport.rank();
+    auto run = [&](const std::string& spec, CompressorState state, std::vector<float>& values) {
+      const uint64_t before = transport.traffic().totalMessagesSent();
+      aggregate(transport, *makeCompressor(spec), values, state, {});
+      return transport.traffic().totalMessagesSent() - before;
+    };
+    std::vector<float> g = gradient(r);
+    messages[0][r] = run("none", freshState(r), g);
+    CompressorState bucket = freshState(r);
+    bucket.layout = layout;
+    fused[r] = gradient(r);
+    messages[1][r] = run("powersgd:2", bucket, fused[r]);
+    size_t offset = 0;
+    for (const std::vector<int64_t>& shape : layout) {
+      CompressorState tensor = freshState(r);
+      tensor.shape = shape;
+      const size_t n = shape.size() == 2 ? shape[0] * shape[1] : shape[0];
+      std::vector<float> part(g.begin() + offset, g.begin() + offset + n);
+      messages[2][r] += run("powersgd:2", tensor, part);
+      offset += n;
+    }
+  });
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(messages[1][r], 2 * messages[0][r]) << "rank " << r;
+    EXPECT_EQ(messages[2][r], 6 * messages[0][r]) << "rank " << r;
+    EXPECT_EQ(fused[r], fused[0]) << "ranks disagree";
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < count; ++i) {
+      diff += (double{fused[r][i]} - average[i]) * (double{fused[r][i]} - average[i]);
+      norm += double{average[i]} * average[i];
+    }
+    EXPECT_LT(std::sqrt(diff / norm), 1e-5) << "rank " << r;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(WorldSizes, AggregateSim, ::testing::Values(4, 5, 6, 7, 8));
 
 TEST(Aggregate, PayloadFreeSimulationRunsTheSparseProtocols) {

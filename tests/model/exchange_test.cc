@@ -1,6 +1,8 @@
 // α–β exchange costs against collective_cost.h and hand-computed formulas.
 #include <gtest/gtest.h>
 
+#include "tetrad/compress/powersgd.h"
+
 #include <cmath>
 
 #include "tetrad/collectives/collective_cost.h"
@@ -25,7 +27,7 @@ TEST(modelExchange, RingWithoutCompressionIsCollectiveCost) {
   for (const Workload& w : {modelWorkload("cnn"), parameterWorkload(100000000)}) {
     const NetworkModel net = networkModel("sim:1Gbps,50us", 8);
     const CompressorPtr none = makeCompressor("none");
-    ASSERT_EQ(exchangeBuckets(w, *none).size(), 1u) << w.name;  // one fused bucket
+    ASSERT_EQ(exchangeBuckets(w, kFusedBucketBytes).size(), 1u) << w.name;  // one fused bucket
     const double expected =
         allreduceCost(AllreduceAlgorithm::kRing, 8, w.parameters, net.costParams());
     EXPECT_DOUBLE_EQ(allreduceExchange(AllreduceAlgorithm::kRing, *none, w, net).seconds, expected);
@@ -42,31 +44,31 @@ TEST(modelExchange, RingWithoutCompressionIsCollectiveCost) {
               closed, 1e-12);
 }
 
-TEST(modelExchange, GatherIsAnAllgatherOfPacketsPerTensor) {
+TEST(modelExchange, GatherIsAnAllgatherOfPacketsPerBucket) {
+  // Fused buckets for every compressor: the MLP is one bucket, one packet.
   const Workload mlp = modelWorkload("mlp");
   const NetworkModel net = networkModel("sim:10Gbps,25us", 4);
   const CompressorPtr topk = makeCompressor("topk:0.01,ef");
-  double bytes = 0;
-  for (const TensorShape& t : mlp.tensors) {
-    bytes += std::ceil(topk->bitsPerElement(t.elements) * double(t.elements) / 8);
-  }
+  const auto n = size_t(mlp.parameters);
+  const double bytes = std::ceil(topk->bitsPerElement(n) * double(n) / 8);
   const ExchangeEstimate x = allreduceExchange(AllreduceAlgorithm::kTree, *topk, mlp, net);
-  EXPECT_DOUBLE_EQ(x.seconds, 3 * (6 * 25e-6 + bytes / 1.25e9));
+  EXPECT_DOUBLE_EQ(x.seconds, 3 * (25e-6 + bytes / 1.25e9));
   EXPECT_EQ(x.decodesPerBucket, 4);
-  EXPECT_EQ(x.messages, 6u);
+  EXPECT_EQ(x.messages, 1u);
+  // The layer-wise ablation: one bucket per tensor.
+  EXPECT_EQ(exchangeBuckets(mlp, 0).size(), mlp.tensors.size());
 }
 
 TEST(modelExchange, SixteenBitWireAndRandomK) {
   const Workload mlp = modelWorkload("mlp");
   const NetworkModel net = networkModel("sim:10Gbps,25us", 8);
-  double fp16 = 0, randomk = 0;
+  const auto n = size_t(mlp.parameters);
   const CompressorPtr rk = makeCompressor("randomk:0.01,ef");
-  for (const TensorShape& t : mlp.tensors) {
-    fp16 += allreduceCost(AllreduceAlgorithm::kRabenseifner, 8, t.elements, net.costParams(),
-                          WirePrecision::kFloat16);
-    const auto floats = size_t(std::ceil(packetBytes(*rk, t.elements) / 4));
-    randomk += allreduceCost(AllreduceAlgorithm::kRabenseifner, 8, floats, net.costParams());
-  }
+  const double fp16 = allreduceCost(AllreduceAlgorithm::kRabenseifner, 8, n, net.costParams(),
+                                    WirePrecision::kFloat16);
+  const auto floats = size_t(std::ceil(packetBytes(*rk, n) / 4));
+  const double randomk =
+      allreduceCost(AllreduceAlgorithm::kRabenseifner, 8, floats, net.costParams());
   EXPECT_DOUBLE_EQ(
       allreduceExchange(AllreduceAlgorithm::kRabenseifner, *makeCompressor("fp16"), mlp, net)
           .seconds,
@@ -83,6 +85,27 @@ TEST(modelExchange, PowerSgdAllreducesPAndQ) {
   EXPECT_DOUBLE_EQ(
       allreduceExchange(AllreduceAlgorithm::kRing, *makeCompressor("powersgd:2"), w, net).seconds,
       expected);
+  // The cnn in one fused bucket: every matrix's P (and the biases) in one
+  // all-reduce, every Q in another; batched: one square of side ⌈√n⌉.
+  const Workload cnn = modelWorkload("cnn");
+  const std::vector<BucketRange> buckets = exchangeBuckets(cnn, kFusedBucketBytes);
+  ASSERT_EQ(buckets.size(), 1u);
+  CompressorState state;
+  state.layout = buckets[0].tensorShapes;
+  const PowerSgdPlan plan = powerSgdPlan(state, buckets[0].count, 2, false);
+  EXPECT_EQ(plan.matrices.size(), 4u);  // conv1, conv2, fc1, fc2 weights
+  const double perTensor =
+      allreduceCost(AllreduceAlgorithm::kRing, 8, plan.pFloats + plan.rawFloats, net.costParams()) +
+      allreduceCost(AllreduceAlgorithm::kRing, 8, plan.qFloats, net.costParams());
+  const ExchangeEstimate x =
+      allreduceExchange(AllreduceAlgorithm::kRing, *makeCompressor("powersgd:2"), cnn, net);
+  EXPECT_DOUBLE_EQ(x.seconds, perTensor);
+  EXPECT_EQ(x.messages, 2u);
+  const auto side = size_t(std::ceil(std::sqrt(double(cnn.parameters))));
+  EXPECT_DOUBLE_EQ(
+      allreduceExchange(AllreduceAlgorithm::kRing, *makeCompressor("powersgd:2:batched"), cnn, net)
+          .seconds,
+      2 * allreduceCost(AllreduceAlgorithm::kRing, 8, side * 2, net.costParams()));
 }
 
 TEST(modelExchange, ParameterServerMatchesTheDocumentedFormula) {

@@ -31,9 +31,10 @@ namespace tetrad {
 
 std::vector<float> Compressor::encodeSummableStep(std::span<const float> input,
                                                   CompressorState& state) const {
-  const Packet packet = encodeStep(input, state);
+  Packet packet = encodeStep(input, state);
   std::vector<float> decoded(input.size(), 0.0f);
   decodeAdd(packet.bytes, decoded);
+  recyclePacket(std::move(packet), state);
   return decoded;
 }
 
@@ -75,9 +76,10 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
       break;
     }
     case Aggregation::kGather: {
-      const Packet packet = compressor.encode(gradient, state);
+      Packet packet = compressor.encode(gradient, state);
       const std::vector<ByteBuffer> packets =
           allgatherBytes(transport, packet.bytes, CollectiveOptions{options.tag});
+      recyclePacket(std::move(packet), state);  // sent: the next step reuses its pages
       std::fill(gradient.begin(), gradient.end(), 0.0f);
       const bool payload = computesOnData(transport);
       for (int r = 0; r < transport.size(); ++r) {

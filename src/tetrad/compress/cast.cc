@@ -12,7 +12,7 @@ WirePrecision HalfCompressor::summableWire() const {
 
 Packet HalfCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 2 * input.size());
+  reservePacket(packet.bytes, kPacketHeaderBytes + 2 * input.size(), state);
   ByteWriter writer(packet.bytes);
   const PacketKind kind = format_ == HalfFormat::kFp16 ? PacketKind::kFp16 : PacketKind::kBf16;
   writePacketHeader(writer, kind, input.size());

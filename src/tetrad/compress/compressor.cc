@@ -3,9 +3,11 @@
 // compressor.h.
 //
 // State checkpoint format (little-endian):
-//   u32 magic 'TCST', u32 version (1), u32 shape rank, i64 dims[rank],
-//   u64 seed, i32 rank, u64 step, u32 buffer count, then per buffer
-//   (in name order): u32 name length, name bytes, u64 float count, floats.
+//   u32 magic 'TCST', u32 version (2), u32 shape rank, i64 dims[rank],
+//   u32 layout tensors, per tensor u32 rank and i64 dims[rank] (version 2
+//   only; version 1 has no layout), u64 seed, i32 rank, u64 step, u32 buffer
+//   count, then per buffer (in name order): u32 name length, name bytes, u64
+//   float count, floats.
 #include "tetrad/compress/compressor.h"
 
 #include <cstring>
@@ -19,7 +21,8 @@ namespace {
 
 constexpr uint8_t kPacketVersion = 1;
 constexpr uint32_t kStateMagic = 0x54534354;  // "TCST"
-constexpr uint32_t kStateVersion = 1;
+constexpr uint32_t kStateVersion = 2;
+constexpr uint32_t kMaxLayoutTensors = 1u << 20;
 constexpr uint32_t kMaxShapeRank = 16;
 constexpr uint32_t kMaxBufferName = 256;
 
@@ -65,6 +68,40 @@ PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expe
   return header;
 }
 
+std::vector<TensorPart> tensorsOf(const CompressorState& state, size_t count) {
+  auto elements = [](const std::vector<int64_t>& shape) {
+    uint64_t product = 1;
+    for (int64_t dim : shape) {
+      TETRAD_CHECK(dim >= 0, InvalidArgument, "negative dimension {} in a tensor shape", dim);
+      product *= static_cast<uint64_t>(dim);
+    }
+    return product;
+  };
+  std::vector<TensorPart> parts;
+  if (state.layout.empty()) {
+    if (!state.shape.empty()) {
+      TETRAD_CHECK(elements(state.shape) == count, InvalidArgument,
+                   "state shape has {} elements but the vector has {}", elements(state.shape),
+                   count);
+    }
+    parts.push_back({0, count, state.shape});
+    return parts;
+  }
+  size_t offset = 0;
+  for (const std::vector<int64_t>& shape : state.layout) {
+    const uint64_t n = elements(shape);
+    TETRAD_CHECK(n <= count - offset, InvalidArgument,
+                 "state layout of {} tensors holds more than the vector's {} elements",
+                 state.layout.size(), count);
+    parts.push_back({offset, size_t(n), shape});
+    offset += size_t(n);
+  }
+  TETRAD_CHECK(offset == count, InvalidArgument,
+               "state layout of {} tensors holds {} elements but the vector has {}",
+               state.layout.size(), offset, count);
+  return parts;
+}
+
 std::vector<float>& CompressorState::buffer(const std::string& name, size_t size) {
   std::vector<float>& values = buffers[name];
   if (values.size() != size) values.resize(size, 0.0f);
@@ -72,7 +109,8 @@ std::vector<float>& CompressorState::buffer(const std::string& name, size_t size
 }
 
 ByteBuffer CompressorState::serialize() const {
-  size_t size = 4 * 4 + 8 * shape.size() + 8 + 4 + 8;
+  size_t size = 4 * 4 + 8 * shape.size() + 4 + 8 + 4 + 8;
+  for (const std::vector<int64_t>& tensor : layout) size += 4 + 8 * tensor.size();
   for (const auto& [name, values] : buffers) size += 4 + name.size() + 8 + 4 * values.size();
   ByteBuffer out(size);
   FixedByteWriter writer(out);
@@ -82,6 +120,11 @@ ByteBuffer CompressorState::serialize() const {
   putValue(kStateVersion);
   putValue(static_cast<uint32_t>(shape.size()));
   for (int64_t dim : shape) putValue(dim);
+  putValue(static_cast<uint32_t>(layout.size()));
+  for (const std::vector<int64_t>& tensor : layout) {
+    putValue(static_cast<uint32_t>(tensor.size()));
+    for (int64_t dim : tensor) putValue(dim);
+  }
   putValue(seed);
   putValue(static_cast<int32_t>(rank));
   putValue(step);
@@ -102,15 +145,28 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
   TETRAD_CHECK(magic == kStateMagic, ProtocolError,
                "compressor state: bad magic {:#x} (not a tetrad compressor state)", magic);
   uint32_t version = reader.get<uint32_t>("state version");
-  TETRAD_CHECK(version == kStateVersion, ProtocolError,
-               "compressor state: version {} where {} was expected", version, kStateVersion);
-  uint32_t rank = reader.get<uint32_t>("state shape rank");
-  TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError, "compressor state: shape rank {} exceeds {}",
-               rank, kMaxShapeRank);
-  for (uint32_t i = 0; i < rank; ++i) {
-    int64_t dim = reader.get<int64_t>("state shape");
-    TETRAD_CHECK(dim >= 0, ProtocolError, "compressor state: negative dimension {}", dim);
-    state.shape.push_back(dim);
+  TETRAD_CHECK(version == 1 || version == kStateVersion, ProtocolError,
+               "compressor state: version {} where 1 or {} was expected", version, kStateVersion);
+  auto readShape = [&reader](const char* what) {
+    const uint32_t rank = reader.get<uint32_t>("state shape rank");
+    TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError,
+                 "compressor state: {} rank {} exceeds {}", what, rank, kMaxShapeRank);
+    std::vector<int64_t> shape;
+    for (uint32_t i = 0; i < rank; ++i) {
+      const int64_t dim = reader.get<int64_t>("state shape");
+      TETRAD_CHECK(dim >= 0, ProtocolError, "compressor state: negative dimension {} in {}", dim,
+                   what);
+      shape.push_back(dim);
+    }
+    return shape;
+  };
+  state.shape = readShape("shape");
+  if (version >= 2) {
+    const uint32_t tensors = reader.get<uint32_t>("state layout size");
+    TETRAD_CHECK(tensors <= kMaxLayoutTensors && tensors <= reader.remaining() / 4, ProtocolError,
+                 "compressor state: layout of {} tensors with {} bytes left", tensors,
+                 reader.remaining());
+    for (uint32_t t = 0; t < tensors; ++t) state.layout.push_back(readShape("layout"));
   }
   state.seed = reader.get<uint64_t>("state seed");
   state.rank = reader.get<int32_t>("state rank");

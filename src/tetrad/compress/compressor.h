@@ -112,6 +112,12 @@ struct CompressorState {
   // Shape of the tensor (empty: a flat vector). PowerSGD and per-column
   // 1-bit SGD view it as a matrix [shape[0], product of the rest].
   std::vector<int64_t> shape;
+  // A fused bucket: the shapes of the tensors that lie one after another in
+  // the flat vector, in order (their element counts add up to its length).
+  // Empty: one tensor of `shape`. Batched PowerSGD keeps a matrix per tensor
+  // (tensorsOf() below); every other compressor encodes the bucket as one
+  // flat vector.
+  std::vector<std::vector<int64_t>> layout;
   // Seed shared by all ranks (Random-k indices, PowerSGD's initial Q) and
   // this rank's id (mixed into private streams such as QSGD's rounding).
   uint64_t seed = 0;
@@ -123,12 +129,34 @@ struct CompressorState {
   // Named float buffers: "residual", "momentum", "q", ...
   std::map<std::string, std::vector<float>> buffers;
 
+  // Scratch, not checkpointed: the bytes of a packet handed back by
+  // recyclePacket(), whose capacity the next encode writes into
+  // (packet_alloc.h), so that large packets are not allocated every step.
+  ByteBuffer spare;
+
   // Returns buffers[name], resized to `size` (zero-filled when created).
   std::vector<float>& buffer(const std::string& name, size_t size);
 
   ByteBuffer serialize() const;
   static CompressorState deserialize(ConstBytes bytes);  // throws ProtocolError
 };
+
+// One tensor of a (possibly fused) vector: its range and shape.
+struct TensorPart {
+  size_t offset = 0;  // in floats, into the vector
+  size_t count = 0;
+  std::vector<int64_t> shape;  // empty: a flat vector of `count`
+};
+// The tensors of a vector of `count` floats that `state` describes: its
+// layout, else one tensor of state.shape (or flat). Throws InvalidArgument
+// when the shapes do not add up to `count` or a dimension is negative.
+std::vector<TensorPart> tensorsOf(const CompressorState& state, size_t count);
+
+// Hands `packet`'s buffer back to `state` once its bytes are no longer
+// needed (sent, copied or decoded), for the next encode to reuse.
+inline void recyclePacket(Packet&& packet, CompressorState& state) {
+  if (packet.bytes.capacity() > state.spare.capacity()) state.spare = std::move(packet.bytes);
+}
 
 class Compressor {
  public:

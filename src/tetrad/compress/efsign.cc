@@ -15,7 +15,7 @@ namespace tetrad {
 Packet EfSignCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kEfSign, n);
   MutableBytes scaleSlot = writer.grow(sizeof(float));

@@ -22,7 +22,7 @@ constexpr unsigned kBits = 9;
 Packet NaturalCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + packedBytes(n, kBits));
+  reservePacket(packet.bytes, kPacketHeaderBytes + packedBytes(n, kBits), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kNatural, n);
   MutableBytes payload = writer.grow(packedBytes(n, kBits));

@@ -10,7 +10,7 @@ namespace tetrad {
 
 Packet NoneCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + input.size_bytes());
+  reservePacket(packet.bytes, kPacketHeaderBytes + input.size_bytes(), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kNone, input.size());
   writer.putBytes(asBytes(input));

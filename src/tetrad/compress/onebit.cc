@@ -24,15 +24,25 @@ namespace {
 
 constexpr uint16_t kPerColumnFlag = 1;
 
-// Columns of the [shape[0], rest] view; a flat tensor is one column.
-size_t columnsOf(const CompressorState& state, size_t count) {
-  if (state.shape.empty() || count == 0) return 1;
+// Columns of a tensor of `shape` viewed as [shape[0], rest]; flat: one.
+size_t columnsOfShape(const std::vector<int64_t>& shape, size_t count, int rank) {
+  if (shape.empty() || count == 0) return 1;
   int64_t product = 1;
-  for (int64_t dim : state.shape) product *= dim;
+  for (int64_t dim : shape) product *= dim;
   TETRAD_CHECK(product == static_cast<int64_t>(count), InvalidArgument,
                "onebit:col: state shape has {} elements but the tensor has {} (rank {})", product,
-               count, state.rank);
-  return count / static_cast<size_t>(state.shape[0]);
+               count, rank);
+  return count / static_cast<size_t>(shape[0]);
+}
+
+// Columns of the [shape[0], rest] view; a flat tensor is one column.
+size_t columnsOf(const CompressorState& state, size_t count) {
+  TETRAD_CHECK(state.layout.size() <= 1, Unsupported,
+               "onebit:col quantizes the columns of one tensor, and this bucket fuses {} tensors: "
+               "use --bucket-size 0 (one bucket per tensor) or plain onebit (rank {})",
+               state.layout.size(), state.rank);
+  if (state.layout.size() == 1) return columnsOfShape(state.layout[0], count, state.rank);
+  return columnsOfShape(state.shape, count, state.rank);
 }
 
 // Number of set bits (unused bits of a packed string are zero).
@@ -110,7 +120,7 @@ Packet OneBitCompressor::encodeStep(std::span<const float> input, CompressorStat
 
   Packet packet;
   const size_t bitBytes = packedBytes(n, 1);
-  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 8 * cols + bitBytes);
+  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 8 * cols + bitBytes, state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0);
   if (perColumn_) writer.put<uint64_t>(cols);

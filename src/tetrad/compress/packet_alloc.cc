@@ -21,4 +21,13 @@ void reservePacket(ByteBuffer& bytes, size_t size) {
 #endif
 }
 
+void reservePacket(ByteBuffer& bytes, size_t size, CompressorState& state) {
+  if (bytes.empty() && state.spare.capacity() > bytes.capacity()) {
+    bytes = std::move(state.spare);
+    bytes.clear();
+    state.spare = ByteBuffer();
+  }
+  reservePacket(bytes, size);
+}
+
 }  // namespace tetrad

@@ -122,7 +122,7 @@ Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState&
 
   Packet packet;
   const size_t fixedBytes = packedBytes(n, bits_);
-  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + (elias_ ? n / 4 + 16 : fixedBytes));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + (elias_ ? n / 4 + 16 : fixedBytes), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kQsgd, n, elias_ ? kEliasFlag : 0);
   writer.put<float>(norm);

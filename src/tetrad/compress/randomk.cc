@@ -125,7 +125,7 @@ void RandomK::expandSummedStep(std::span<const float> summed, const CompressorSt
 Packet RandomK::encodeStep(std::span<const float> input, CompressorState& state) const {
   const std::vector<float> values = encodeSummableStep(input, state);
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 20 + 4 * values.size());
+  reservePacket(packet.bytes, kPacketHeaderBytes + 20 + 4 * values.size(), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kRandomK, input.size(), scaled_ ? kScaledFlag : 0);
   writer.put<uint64_t>(state.seed);

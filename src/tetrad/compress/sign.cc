@@ -6,6 +6,8 @@
 //   T = (p-1)·(α + β·(n/8 + 20))  plus O(p·n) local vote counting.
 #include "tetrad/compress/sign.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -47,12 +49,27 @@ double signPacketBits(size_t count) {
          static_cast<double>(count);
 }
 
-Packet SignCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
+std::string SignCompressor::spec() const {
+  return momentum_ > 0 ? fmt::format("sign:momentum={:g}", momentum_) : "sign";
+}
+
+std::span<const float> SignCompressor::signed_(std::span<const float> input,
+                                               CompressorState& state) const {
+  if (momentum_ == 0) return input;
+  std::vector<float>& m = state.buffer("momentum", input.size());
+  const float keep = static_cast<float>(momentum_), take = static_cast<float>(1 - momentum_);
+  for (size_t i = 0; i < input.size(); ++i) m[i] = keep * m[i] + take * input[i];
+  return m;
+}
+
+Packet SignCompressor::encodeStep(std::span<const float> gradient,
+                                  CompressorState& state) const {
+  const std::span<const float> input = signed_(gradient, state);
   // One pass: per cache-sized chunk, ‖chunk‖₁ and then its sign bits (the
   // second read hits L1/L2); the scale goes into its slot at the end.
   const size_t n = input.size();
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kSign, n);
   MutableBytes scaleSlot = writer.grow(sizeof(float));
@@ -105,8 +122,11 @@ void SignCompressor::aggregateCustomStep(Transport& transport, std::span<float> 
 }
 
 CompressorPtr makeSign(const CompressorParams& params) {
-  params.expectParamCount(0, 0);
-  return std::make_unique<SignCompressor>();
+  params.expectParamCount(0, 1);
+  params.expectKnown(0, {}, {"momentum"});
+  const double momentum = params.keyNumber("momentum").value_or(0.0);
+  if (!(momentum >= 0 && momentum < 1)) params.fail("momentum must be in [0, 1)");
+  return std::make_unique<SignCompressor>(momentum);
 }
 
 }  // namespace tetrad

@@ -12,7 +12,15 @@
 // Σ_r scale_r · sign(Σ_r sign_r(x)) in the gradient.
 //
 // 1 bit per element (+ 32 bits of scale); biased; no error feedback (EF on a
-// sign compressor is `efsign`). Stateless object; const-callable.
+// sign compressor is `efsign`). Const-callable.
+//
+// Momentum. Plain `sign` sends the sign of the gradient; the optimizer's
+// momentum (--momentum) then acts on the voted, decoded gradient, after
+// compression. "sign:momentum=M" is Signum (Bernstein et al. 2018, Alg. 3;
+// the majority-vote paper's Signum variant): each rank keeps its own
+// momentum m <- M·m + (1 − M)·g in state.buffers["momentum"] and sends
+// sign(m), momentum before the sign as in the paper; run it with
+// --momentum 0 (the optimizer's momentum would apply a second one).
 #pragma once
 
 #include "tetrad/compress/compressor.h"
@@ -22,7 +30,9 @@ namespace tetrad {
 
 class SignCompressor final : public Compressor {
  public:
-  std::string spec() const override { return "sign"; }
+  // momentum 0: signSGD; in (0, 1): Signum (header comment).
+  explicit SignCompressor(double momentum = 0) : momentum_(momentum) {}
+  std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
@@ -32,6 +42,12 @@ class SignCompressor final : public Compressor {
   // Majority vote over an all-gather of 1-bit packets (header comment).
   void aggregateCustomStep(Transport& transport, std::span<float> gradient, CompressorState& state,
                            const ProtocolOptions& protocol) const override;
+
+ private:
+  // Signum: the momentum the sign is taken of (the input itself without).
+  std::span<const float> signed_(std::span<const float> input, CompressorState& state) const;
+
+  double momentum_;
 };
 
 CompressorPtr makeSign(const CompressorParams& params);

@@ -39,7 +39,7 @@ Packet TernGradCompressor::encodeStep(std::span<const float> input, CompressorSt
   const float threshold = finite ? s : 0.0f;
 
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, kBits));
+  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, kBits), state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kTernGrad, n);
   writer.put<float>(s);

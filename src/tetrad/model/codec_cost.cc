@@ -10,6 +10,7 @@
 
 #include "tetrad/compress/spec.h"
 #include "tetrad/core/error.h"
+#include "tetrad/model/exchange_cost.h"
 
 namespace tetrad::model {
 namespace {
@@ -50,27 +51,32 @@ CodecCost measureCodec(const Compressor& compressor, const Workload& workload, i
     tensors = parameterWorkload(kMeasureElements).tensors;
     scale = double(workload.parameters) / double(kMeasureElements);
   }
+  // The fused buckets train encodes (exchange_cost.h), each with its layout.
+  Workload measured = workload;
+  measured.tensors = tensors;
+  const std::vector<BucketRange> buckets = exchangeBuckets(measured, kFusedBucketBytes);
   std::vector<std::vector<float>> inputs, outputs;
-  std::vector<CompressorState> states(tensors.size());
+  std::vector<CompressorState> states(buckets.size());
   uint64_t x = 0x9e3779b97f4a7c15ull;
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    std::vector<float> input(tensors[t].elements);
+  for (size_t t = 0; t < buckets.size(); ++t) {
+    std::vector<float> input(buckets[t].count);
     for (float& v : input) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       v = float(int64_t(x >> 40) - (int64_t(1) << 23)) * 1e-7f;  // ~U(-0.84, 0.84)
     }
     inputs.push_back(std::move(input));
-    outputs.emplace_back(tensors[t].elements, 0.0f);
-    states[t].shape = tensors[t].shape;
+    outputs.emplace_back(buckets[t].count, 0.0f);
+    states[t].shape = buckets[t].shape;
+    if (buckets[t].tensorShapes.size() > 1) states[t].layout = buckets[t].tensorShapes;
     states[t].seed = 1;
   }
-  std::vector<Packet> packets(tensors.size());
+  std::vector<Packet> packets(buckets.size());
   auto encodeAll = [&] {
-    for (size_t t = 0; t < tensors.size(); ++t)
+    for (size_t t = 0; t < buckets.size(); ++t)
       packets[t] = compressor.encode(inputs[t], states[t]);
   };
   auto decodeAll = [&] {
-    for (size_t t = 0; t < tensors.size(); ++t) compressor.decodeAdd(packets[t].bytes, outputs[t]);
+    for (size_t t = 0; t < buckets.size(); ++t) compressor.decodeAdd(packets[t].bytes, outputs[t]);
   };
   encodeAll();  // warm-up: residuals, momentum, scratch
   decodeAll();

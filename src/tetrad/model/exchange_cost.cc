@@ -1,7 +1,7 @@
 // One exchange through all-reduce (exchange_cost.h), per bucket of c floats:
 //   none / 16-bit wire / summable   Σ allreduceCost(ALGO, p, c | c·2 B | ⌈P/4⌉)
 //   gather, sign vote                (p−1)·(B·α + ΣP·β)
-//   powersgd:R                       allreduceCost(n·R) + allreduceCost(m·R)
+//   powersgd:R                       allreduceCost(Σn·R + u) + allreduceCost(Σm·R)
 //   gtopk:R                          (log2 q + 2[p≠q])·(B·α + Σ(20 + 8k)·β)
 #include "tetrad/model/exchange_cost.h"
 
@@ -9,6 +9,7 @@
 
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/collectives/partition.h"
+#include "tetrad/compress/powersgd.h"
 #include "tetrad/compress/spec.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
@@ -91,13 +92,13 @@ std::string latencyText(double count, double alpha) {
   return fmt::format("{:g} × {}", count, formatSeconds(alpha));
 }
 
-std::vector<BucketRange> exchangeBuckets(const Workload& workload, const Compressor& compressor) {
+std::vector<BucketRange> exchangeBuckets(const Workload& workload, uint64_t capBytes) {
   std::vector<ParameterSlot> slots;
   for (size_t t = 0; t < workload.tensors.size(); ++t) {
     slots.push_back(
         {fmt::format("t{}", t), size_t(workload.tensors[t].elements), workload.tensors[t].shape});
   }
-  return fuseInOrder(slots, compressor.isIdentity() ? kFusedBucketBytes : 0);
+  return fuseInOrder(slots, capBytes);
 }
 
 double packetBytes(const Compressor& compressor, size_t count) {
@@ -109,7 +110,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
   TETRAD_CHECK(algorithm != AllreduceAlgorithm::kNative, Unsupported,
                "allreduce:native (MPI_Allreduce) has no cost model");
   const int p = network.workers;
-  const std::vector<BucketRange> buckets = exchangeBuckets(workload, compressor);
+  const std::vector<BucketRange> buckets = exchangeBuckets(workload, kFusedBucketBytes);
   const std::string name = parseCompressorSpec(compressor.spec()).name;
   ExchangeEstimate estimate;
   AllreduceCalls calls;
@@ -136,17 +137,19 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
                                 bandwidthTerm(bytes, network.beta));
     return estimate;
   } else if (name == "powersgd") {
-    const int64_t rank = parseCompressorSpec(compressor.spec()).integer(0, "rank");
+    const CompressorParams spec = parseCompressorSpec(compressor.spec());
+    const int rank = int(spec.integer(0, "rank"));
     for (const BucketRange& b : buckets) {
-      const std::vector<int64_t>& shape = b.shape;
-      const int64_t rows = shape.size() >= 2 ? shape[0] : 1;
-      const int64_t cols = shape.size() >= 2 ? int64_t(b.count) / rows : int64_t(b.count);
-      const int64_t r = std::min({rank, rows, cols});
-      if (shape.size() < 2 || (rows + cols) * r >= rows * cols) {
+      CompressorState state;
+      state.shape = b.shape;
+      if (b.tensorShapes.size() > 1) state.layout = b.tensorShapes;
+      const PowerSgdPlan plan = powerSgdPlan(state, b.count, rank, spec.hasFlag("batched", 1));
+      if (plan.matrices.empty()) {
         addAllreduce(calls, algorithm, b.count, WirePrecision::kFloat32, network);
       } else {
-        addAllreduce(calls, algorithm, size_t(rows * r), WirePrecision::kFloat32, network);
-        addAllreduce(calls, algorithm, size_t(cols * r), WirePrecision::kFloat32, network);
+        addAllreduce(calls, algorithm, plan.pFloats + plan.rawFloats, WirePrecision::kFloat32,
+                     network);
+        addAllreduce(calls, algorithm, plan.qFloats, WirePrecision::kFloat32, network);
       }
     }
   } else if (name == "gtopk") {

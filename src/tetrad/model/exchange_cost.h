@@ -3,9 +3,8 @@
 // it (compress/aggregate.h): bucket by bucket, each bucket through the
 // compressor's aggregation.
 //
-// Buckets (as train's --bucket-size auto): "none" fuses consecutive tensors
-// into buckets of at most kFusedBucketBytes; a compressor gets one bucket
-// per tensor. Per bucket of c floats, P = ⌈bitsPerElement(c)·c/8⌉ packet
+// Buckets (as train's --bucket-size auto): consecutive tensors fused into
+// buckets of at most kFusedBucketBytes, for every compressor. Per bucket of c floats, P = ⌈bitsPerElement(c)·c/8⌉ packet
 // bytes (compress/compressor.h), on p ranks:
 //
 //   identity (none)     allreduce(ALGO, c floats)            collective_cost.h
@@ -14,9 +13,10 @@
 //                       values (+ 36 header bytes, ≈ 9 floats too many)
 //   gather              allgatherBytes: (p−1)·(α + P·β)       topk, qsgd, ...
 //   sign (vote)         as gather (all-gather of 1-bit packets)
-//   powersgd:R          matrix n×m with (n+m)R < nm: allreduce(n·R) +
-//                       allreduce(m·R); vectors and small matrices:
-//                       allreduce(c floats)
+//   powersgd:R          the bucket's matrices n×m with (n+m)R < nm:
+//                       allreduce(Σn·R + u) + allreduce(Σm·R), u the floats
+//                       of its vectors and small matrices; none of them:
+//                       allreduce(c floats) (compress/powersgd.h)
 //   gtopk:R             (⌈log2 q⌉ + 2·[p≠q])·(α + (20 + 8k)·β), q = pof2 ≤ p
 //
 // Every all-reduce is collective_cost.h's step-by-step model (exact block
@@ -51,8 +51,8 @@ struct ExchangeEstimate {
   std::string text;     // "allgather 7 × (8 × 50 us + 133.0 KiB / 125.0 MB/s)"
 };
 
-// The buckets train uses for `compressor` (see the header comment).
-std::vector<BucketRange> exchangeBuckets(const Workload& workload, const Compressor& compressor);
+// The buckets train uses under --bucket-size `capBytes` (0: one per tensor).
+std::vector<BucketRange> exchangeBuckets(const Workload& workload, uint64_t capBytes);
 
 // Packet bytes of `count` floats: ⌈bitsPerElement(count)·count/8⌉.
 double packetBytes(const Compressor& compressor, size_t count);

@@ -22,6 +22,8 @@ std::vector<BucketRange> fuseInOrder(std::span<const ParameterSlot> slots, uint6
       current.shape = slot.shape;
     }
     current.count += slot.count;
+    current.tensorShapes.push_back(slot.shape.empty() ? std::vector<int64_t>{int64_t(slot.count)}
+                                                      : slot.shape);
     current.names += (current.names.empty() ? "" : ",") + slot.name;
     ++tensorsInCurrent;
     offset += slot.count;

@@ -23,6 +23,11 @@ std::vector<size_t> offsetsOf(std::span<const ParameterSlot> slots) {
   return offsets;
 }
 
+// A slot's shape as a bucket lists it (a flat vector when it has none).
+std::vector<int64_t> shapeOf(const ParameterSlot& slot) {
+  return slot.shape.empty() ? std::vector<int64_t>{int64_t(slot.count)} : slot.shape;
+}
+
 class PlannedScheduler final : public Scheduler {
  public:
   explicit PlannedScheduler(sched::SchedulePlanSpec spec) : spec_(std::move(spec)) {}
@@ -54,6 +59,7 @@ class PlannedScheduler final : public Scheduler {
         if (bucket.count == 1) range.shape = inputs.slots[low].shape;
         for (size_t p = low; p < high; ++p) {
           range.names += (range.names.empty() ? "" : ",") + inputs.slots[p].name;
+          range.tensorShapes.push_back(shapeOf(inputs.slots[p]));
         }
         units.push_back(std::move(range));
       }
@@ -65,7 +71,10 @@ class PlannedScheduler final : public Scheduler {
       BucketRange range;
       range.offset = offsets[parameter] + size_t(chunk.offset / sizeof(float));
       range.count = size_t(chunk.bytes / sizeof(float));
-      if (range.count == inputs.slots[parameter].count) range.shape = inputs.slots[parameter].shape;
+      if (range.count == inputs.slots[parameter].count) {
+        range.shape = inputs.slots[parameter].shape;
+        range.tensorShapes.push_back(shapeOf(inputs.slots[parameter]));
+      }
       range.names = inputs.slots[parameter].name;
       units.push_back(std::move(range));
     }

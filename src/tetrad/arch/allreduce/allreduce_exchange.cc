@@ -31,6 +31,8 @@ class AllreduceExchange final : public Exchange {
       for (size_t b = 0; b < buckets_.size(); ++b) {
         CompressorState state;
         state.shape = buckets_[b].shape;
+        // A fused bucket: its tensors' shapes (batched PowerSGD's matrices).
+        if (buckets_[b].tensorShapes.size() > 1) state.layout = buckets_[b].tensorShapes;
         // Shared by every rank (Random-k indices, PowerSGD's Q); one stream
         // per (stream, bucket).
         state.seed = mixSeed(context.seed, kCompressorSeedStream + (uint64_t(stream) << 32) + b);
