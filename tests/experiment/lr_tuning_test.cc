@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/sweep_file.h"
@@ -194,6 +196,60 @@ TEST(LrTuning, TheFullRunsUseThePick) {
     EXPECT_EQ(runs[i].hash == untuned[i].hash, !sign);
   }
   EXPECT_EQ(tuneMetricName(TuneMetric::kTrainLoss), "train_loss");
+}
+
+// A finished (or diverged) run folder with just the summary fields tuning reads.
+void writeRun(const std::filesystem::path& dir, const std::string& status, double accuracy) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "summary.json") << "{\"status\": \"" << status
+                                      << "\", \"iterations\": 12, \"final_test_accuracy\": "
+                                      << accuracy << ", \"train_time\": 0.5, \"wall_time\": 2}";
+}
+
+TEST(LrTuning, IndexKeepsOtherMethodsAndReadsBackFromTheFolders) {
+  const std::filesystem::path sweep =
+      std::filesystem::temp_directory_path() / "tetrad_lr_tuning_index_test";
+  std::filesystem::remove_all(sweep);
+  const std::filesystem::path tuning = sweep / kTuningFolder;
+  writeRun(tuning / "a-lr0.1", "finished", 0.8);
+  writeRun(tuning / "a-lr0.01", "finished", 0.9);
+  writeRun(tuning / "b-lr1", "diverged", 0);
+  writeRun(tuning / "b-lr0.1", "finished", 0.7);
+  auto planOf = [](const std::string& method, const std::vector<std::string>& grid) {
+    TuningPlan plan;
+    plan.method = method;
+    plan.grid = grid;
+    plan.budgetIterations = 12;
+    for (const std::string& lr : grid) {
+      RunPlan run;
+      run.name = method + "-lr" + lr;
+      plan.runs.push_back(run);
+    }
+    return plan;
+  };
+  const TuningResult a =
+      readTuning(planOf("a", {"0.1", "0.01"}), tuning.string(), TuneMetric::kTestAccuracy, 0.25);
+  EXPECT_TRUE(a.complete);
+  EXPECT_EQ(a.pick, "0.01");
+  writeTuningIndex({a}, tuning.string());
+  // A later sweep (--only b) tunes b: a's entry stays.
+  const TuningResult b =
+      readTuning(planOf("b", {"1", "0.1"}), tuning.string(), TuneMetric::kTestAccuracy, 0.25);
+  EXPECT_EQ(b.pick, "0.1");  // 1 diverged
+  writeTuningIndex({b}, tuning.string());
+  std::vector<TuningResult> read = readTuningIndex(sweep.string());
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].method, "a");
+  EXPECT_EQ(read[0].pick, "0.01");
+  EXPECT_DOUBLE_EQ(read[0].points[1].metric, 0.9);
+  EXPECT_DOUBLE_EQ(read[0].budget, 0.25);
+  EXPECT_EQ(read[1].points[0].status, "diverged");
+  // a not finished any more: no pick until it is.
+  std::filesystem::remove(tuning / "a-lr0.01" / "summary.json");
+  read = readTuningIndex(sweep.string());
+  EXPECT_FALSE(read[0].complete);
+  EXPECT_EQ(read[0].pick, "");
+  std::filesystem::remove_all(sweep);
 }
 
 }  // namespace
