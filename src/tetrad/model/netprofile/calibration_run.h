@@ -6,8 +6,9 @@
 //             the round trip (one message, one direction at a time);
 //   exchange  ranks 0 and 1 send m bytes to each other at once and wait for
 //             both (both directions of the link busy, as in every step of a
-//             ring all-reduce on two ranks): the series the profile is fitted
-//             on by default;
+//             ring all-reduce on two ranks), one untimed exchange then 8 (up
+//             to 64 KiB), 2 (up to 1 MiB) or 1 timed back to back: the series
+//             the profile is fitted on by default;
 //   ring      ring all-reduce of m bytes (m/4 floats) over all ranks.
 // Each repetition starts after a barrier; rank 0's elapsed time counts. A
 // point is the median of its repetitions (with min and max). Buffers are
