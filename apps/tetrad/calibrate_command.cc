@@ -111,8 +111,8 @@ void printTable(const model::NetworkProfile& profile) {
   }
   std::printf("# fit on %s: rms relative error %.3f, max %.3f\n", profile.fitSeries.c_str(),
               profile.rmsRelativeError, profile.maxRelativeError);
-  std::printf("%-9s %5s %12s %12s %12s %8s\n", "series", "ranks", "bytes", "measured",
-              "fitted", "rel.err");
+  std::printf("%-9s %5s %12s %12s %12s %8s\n", "series", "ranks", "bytes", "measured", "fitted",
+              "rel.err");
   for (const model::ProfilePoint& p : profile.points) {
     std::printf("%-9s %5d %12llu %12s %12s %+8.3f\n", p.series.c_str(), p.ranks,
                 static_cast<unsigned long long>(p.bytes), formatSeconds(p.seconds).c_str(),
@@ -171,8 +171,9 @@ void runCalibrate(const CalibrateFlags& f, const std::string& commandLine) {
       if (r == t.rank()) {
         hosts.push_back(own);
         for (int q = 0; q < t.size(); ++q)
-          if (q != r) t.send(q, hostTag, ConstBytes(reinterpret_cast<const std::byte*>(own.data()),
-                                               own.size()));
+          if (q != r)
+            t.send(q, hostTag,
+                   ConstBytes(reinterpret_cast<const std::byte*>(own.data()), own.size()));
       } else {
         ByteBuffer name = t.recvMessage(r, hostTag);
         hosts.emplace_back(reinterpret_cast<const char*>(name.data()), name.size());

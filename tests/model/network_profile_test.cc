@@ -1,6 +1,8 @@
 // Network profiles (model/netprofile/network_profile.h): the JSON format,
 // refusal of bad files, named network models, and the simulator against the
 // profile's own prediction.
+#include "tetrad/model/netprofile/network_profile.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/error.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
-#include "tetrad/model/netprofile/network_profile.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad::model {
@@ -79,8 +80,9 @@ TEST(modelNetworkProfile, BadFilesAreRefusedWithOneLine) {
             std::string::npos);
   std::string zero = good;
   zero.replace(zero.find("\"latency_factor\": 6.0"), 21, "\"latency_factor\": 0.0");
-  EXPECT_NE(loadError(tempFile("tetrad_np_zero.json", zero)).find("latency_factor must be a positive"),
-            std::string::npos);
+  EXPECT_NE(
+      loadError(tempFile("tetrad_np_zero.json", zero)).find("latency_factor must be a positive"),
+      std::string::npos);
   std::string negative = good;
   negative.replace(negative.find("\"bandwidth_factor\": 0.8"), 23, "\"bandwidth_factor\": -1 ");
   EXPECT_NE(loadError(tempFile("tetrad_np_neg.json", negative)).find("bandwidth_factor must be"),
@@ -89,8 +91,8 @@ TEST(modelNetworkProfile, BadFilesAreRefusedWithOneLine) {
   noLink.replace(noLink.find("\"link\""), 6, "\"lnk\" ");
   EXPECT_NE(loadError(tempFile("tetrad_np_link.json", noLink)).find("missing key 'link'"),
             std::string::npos);
-  for (const std::string& e : {loadError("/nonexistent/net.json"),
-                               loadError(tempFile("tetrad_np_text.json", "hello"))})
+  for (const std::string& e :
+       {loadError("/nonexistent/net.json"), loadError(tempFile("tetrad_np_text.json", "hello"))})
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
 }
 
@@ -129,8 +131,8 @@ TEST(modelNetworkProfile, NamedModels) {
   EXPECT_EQ(impliedNetModel({"network/model:CM02"}), "sim-cfg:CM02");
 }
 
-double simulatedRing(const std::vector<std::string>& simConfig, const std::string& cluster,
-                     int p, size_t floats) {
+double simulatedRing(const std::vector<std::string>& simConfig, const std::string& cluster, int p,
+                     size_t floats) {
   LaunchOptions options;
   options.cluster = cluster;
   options.workers = p;
@@ -175,8 +177,8 @@ TEST(modelNetworkProfile, SimulatedRingEqualsTheProfilesPrediction) {
 // The shipped lab profile's intervals are what the fit gives on its stored
 // points (no network needed).
 TEST(modelNetworkProfile, ShippedLabProfileReproducesItsFit) {
-  const std::filesystem::path path = std::filesystem::path(__FILE__).parent_path() / ".." /
-                                     ".." / "configs" / "net" / "netlab-200mbit.json";
+  const std::filesystem::path path = std::filesystem::path(__FILE__).parent_path() / ".." / ".." /
+                                     "configs" / "net" / "netlab-200mbit.json";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no " << path;
   const NetworkProfile stored = loadNetworkProfile(path.string());
   NetworkProfile refit = stored;

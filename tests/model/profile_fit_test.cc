@@ -1,6 +1,8 @@
 // Piecewise α–β fit (model/netprofile/profile_fit.h) on synthetic
 // measurements from a known piecewise curve with seeded noise, and the
 // refusal of degenerate input.
+#include "tetrad/model/netprofile/profile_fit.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "tetrad/core/error.h"
-#include "tetrad/model/netprofile/profile_fit.h"
 
 namespace tetrad::model {
 namespace {
@@ -42,17 +43,16 @@ std::vector<FitPoint> synthetic(const std::vector<TruePiece>& curve, double nois
         break;
       }
     }
-    const double t = n.nominalLatency * piece->latencyFactor +
-                     m / (n.nominalBandwidth * piece->bandwidthFactor);
+    const double t =
+        n.nominalLatency * piece->latencyFactor + m / (n.nominalBandwidth * piece->bandwidthFactor);
     points.push_back({m, t * (1 + jitter(rng))});
   }
   return points;
 }
 
-const std::vector<TruePiece> kCurve = {
-    {4096, 3.0, 1.0},          // small: latency 60 us, full rate
-    {262144, 6.0, 0.8},        // eager-limit jump: latency 120 us, 80%
-    {INFINITY, 25.0, 0.75}};  // rendezvous: latency 500 us, 75%
+const std::vector<TruePiece> kCurve = {{4096, 3.0, 1.0},    // small: latency 60 us, full rate
+                                       {262144, 6.0, 0.8},  // eager-limit jump: latency 120 us, 80%
+                                       {INFINITY, 25.0, 0.75}};  // rendezvous: latency 500 us, 75%
 
 TEST(modelProfileFit, ExactCurveIsRecoveredExactly) {
   const PiecewiseFit fit = fitPiecewise(synthetic(kCurve, 0, 1), nominal());

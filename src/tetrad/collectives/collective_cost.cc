@@ -153,7 +153,8 @@ double allgatherCost(AllgatherAlgorithm algorithm, int p, size_t count, const Co
   const detail::PowerOfTwoFold fold(p);
   double total = doublingSteps(
       fold, [&](int a, int b) { return (fold.firstRank(b) - fold.firstRank(a)) * block; }, c);
-  if (fold.rem > 0) total += step(c, c.alpha, c.beta, 0, block) + step(c, c.alpha, c.beta, 0, p * block);
+  if (fold.rem > 0)
+    total += step(c, c.alpha, c.beta, 0, block) + step(c, c.alpha, c.beta, 0, p * block);
   return total;
 }
 
@@ -180,8 +181,8 @@ double broadcastCost(BroadcastAlgorithm algorithm, int p, size_t bytes, const Co
       scatter = std::max(scatter, t);
     }
   }
-  return scatter + ringAllgather(c, p, static_cast<double>(largestBlock(bytes, p)), c.alpha,
-                                c.beta);
+  return scatter +
+         ringAllgather(c, p, static_cast<double>(largestBlock(bytes, p)), c.alpha, c.beta);
 }
 
 double reduceScatterCost(ReduceScatterAlgorithm algorithm, int p, size_t count,

@@ -43,8 +43,7 @@ PiecewiseFactor PiecewiseFactor::parse(std::string_view text, std::string_view w
                  chunk);
     chunks.push_back({static_cast<uint64_t>(from), parseNumber(chunk.substr(colon + 1), what)});
   }
-  TETRAD_CHECK(!chunks.empty(), InvalidArgument, "{}: '{}' has no BYTES:FACTOR chunk", what,
-               text);
+  TETRAD_CHECK(!chunks.empty(), InvalidArgument, "{}: '{}' has no BYTES:FACTOR chunk", what, text);
   return PiecewiseFactor(std::move(chunks), what);
 }
 

@@ -100,8 +100,8 @@ std::vector<uint64_t> geometricSizes(uint64_t m0, uint64_t m1, double factor) {
 
 int repetitionsFor(const CalibrationPlan& plan, uint64_t bytes) {
   if (bytes <= plan.repetitionBytes) return plan.repetitions;
-  const double scaled = plan.repetitions * static_cast<double>(plan.repetitionBytes) /
-                        static_cast<double>(bytes);
+  const double scaled =
+      plan.repetitions * static_cast<double>(plan.repetitionBytes) / static_cast<double>(bytes);
   return std::max(plan.minRepetitions, static_cast<int>(std::ceil(scaled)));
 }
 

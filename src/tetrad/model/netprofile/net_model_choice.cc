@@ -16,8 +16,7 @@ constexpr double kLv08BandwidthFactor = 0.97 / 1.05;
 
 bool setsModelItem(const std::string& item) {
   return item.starts_with("network/model:") || item.starts_with("network/latency-factor:") ||
-         item.starts_with("network/bandwidth-factor:") ||
-         item.starts_with("network/crosstraffic:");
+         item.starts_with("network/bandwidth-factor:") || item.starts_with("network/crosstraffic:");
 }
 
 }  // namespace

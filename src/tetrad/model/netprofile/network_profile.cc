@@ -1,10 +1,9 @@
 #include "tetrad/model/netprofile/network_profile.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tetrad/collectives/collective_cost.h"
@@ -45,8 +44,8 @@ T field(const Json& j, const char* key, const std::string& where) {
   try {
     return it->get<T>();
   } catch (const Json::exception& e) {
-    TETRAD_FAIL(InvalidArgument, "network profile {}: key '{}' has the wrong type ({})", where,
-                key, it->type_name());
+    TETRAD_FAIL(InvalidArgument, "network profile {}: key '{}' has the wrong type ({})", where, key,
+                it->type_name());
   }
 }
 

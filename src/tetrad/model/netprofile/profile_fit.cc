@@ -66,14 +66,12 @@ Line fitLine(std::span<const FitPoint> pts, double beta0) {
 
 void checkPoints(std::span<const FitPoint> points, const FitOptions& options) {
   TETRAD_CHECK(std::isfinite(options.nominalLatency) && options.nominalLatency > 0, InvalidArgument,
-               "network fit: the nominal latency must be positive, got {}",
-               options.nominalLatency);
+               "network fit: the nominal latency must be positive, got {}", options.nominalLatency);
   TETRAD_CHECK(std::isfinite(options.nominalBandwidth) && options.nominalBandwidth > 0,
                InvalidArgument, "network fit: the nominal bandwidth must be positive, got {}",
                options.nominalBandwidth);
   TETRAD_CHECK(points.size() >= 2, InvalidArgument,
-               "network fit: needs measurements at 2 or more message sizes, got {}",
-               points.size());
+               "network fit: needs measurements at 2 or more message sizes, got {}", points.size());
   for (size_t i = 0; i < points.size(); ++i) {
     const FitPoint& p = points[i];
     TETRAD_CHECK(std::isfinite(p.bytes) && p.bytes > 0, InvalidArgument,
