@@ -45,10 +45,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iters", type=int, default=100)
     parser.add_argument("--ranks", type=int, default=2)
+    parser.add_argument("--only", default="",
+                        help="comma-separated words: run the configurations whose name holds "
+                             "one (plain DDP and torch's fp16 hook always run, as baselines)")
     args = parser.parse_args()
-    results = {name: [] for name, _ in CONFIGS}
+    words = [w for w in args.only.split(",") if w]
+    configs = [(name, extra) for name, extra in CONFIGS
+               if not words or "tetrad" not in name or any(w in name for w in words)]
+    results = {name: [] for name, _ in configs}
     for r in range(args.rounds):
-        for name, extra in CONFIGS:
+        for name, extra in configs:
             result = run_once(extra, args)
             results[name].append(result)
             print(f"round {r + 1}: {name}: {result['samples_per_s']} samples/s, "
