@@ -92,8 +92,8 @@ error-feedback residual, momentum, PowerSGD's Q, the step counter of RNG streams
           [](const CompressorState& state) {
             py::dict out;
             for (const auto& [name, values] : state.buffers) {
-              out[py::str(name)] = py::array_t<float>(static_cast<py::ssize_t>(values.size()),
-                                                      values.data());
+              out[py::str(name)] =
+                  py::array_t<float>(static_cast<py::ssize_t>(values.size()), values.data());
             }
             return out;
           },
@@ -146,8 +146,7 @@ void bindCompressor(py::module_& m) {
             c.decodeAdd(bytes, output);
           },
           py::arg("packet"), py::arg("out"))
-      .def("decode_sum", &decodeSum, py::arg("packets"), py::arg("out"),
-           py::arg("average") = true,
+      .def("decode_sum", &decodeSum, py::arg("packets"), py::arg("out"), py::arg("average") = true,
            "Zeroes out, adds every rank's packet in rank order, averages: aggregate()'s gather "
            "path.")
       .def(

@@ -24,8 +24,8 @@ void bindTransport(py::module_& m) {
                              [](const PyTransport& t) { return t.traffic().totalBytesSent(); })
       .def_property_readonly("bytes_received",
                              [](const PyTransport& t) { return t.traffic().totalBytesReceived(); })
-      .def_property_readonly(
-          "messages_sent", [](const PyTransport& t) { return t.traffic().totalMessagesSent(); });
+      .def_property_readonly("messages_sent",
+                             [](const PyTransport& t) { return t.traffic().totalMessagesSent(); });
 
   m.def(
       "aggregate",

@@ -34,8 +34,8 @@ PYBIND11_MODULE(_tetrad, m) {
   m.doc() = "tetrad's compressors, error feedback and aggregation protocols (C++).";
   static Exceptions* errors = new Exceptions();  // lives as long as the interpreter
   errors->base = makeException(m, "Error", py::make_tuple(py::handle(PyExc_RuntimeError)));
-  errors->invalidArgument =
-      makeException(m, "InvalidArgument", py::make_tuple(errors->base, py::handle(PyExc_ValueError)));
+  errors->invalidArgument = makeException(
+      m, "InvalidArgument", py::make_tuple(errors->base, py::handle(PyExc_ValueError)));
   errors->unsupported = makeException(
       m, "Unsupported", py::make_tuple(errors->base, py::handle(PyExc_NotImplementedError)));
   errors->timeout = makeException(m, "TimeoutError", py::make_tuple(errors->base));

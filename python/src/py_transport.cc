@@ -22,8 +22,8 @@ py::memoryview viewOf(std::span<const std::byte> data) {
 
 [[noreturn]] void failFromPython(const char* operation, int peer, Tag tag,
                                  const py::error_already_set& error) {
-  TETRAD_FAIL(TransportError, "torch.distributed transport: {} peer {} tag {}: {}", operation,
-              peer, tag, error.what());
+  TETRAD_FAIL(TransportError, "torch.distributed transport: {} peer {} tag {}: {}", operation, peer,
+              tag, error.what());
 }
 
 // A handle returned by the endpoint; waiting calls handle.wait().
@@ -31,7 +31,10 @@ class PyRequest final : public Request {
  public:
   PyRequest(py::object handle, const char* operation, int peer, Tag tag,
             std::function<void()> onDone)
-      : handle_(std::move(handle)), operation_(operation), peer_(peer), tag_(tag),
+      : handle_(std::move(handle)),
+        operation_(operation),
+        peer_(peer),
+        tag_(tag),
         onDone_(std::move(onDone)) {}
   ~PyRequest() override {
     py::gil_scoped_acquire gil;
@@ -103,7 +106,9 @@ RequestPtr PyTransport::isend(int peer, Tag tag, ConstBytes data) {
                                      [this, peer, bytes] { traffic().countSent(peer, bytes); });
 }
 
-void PyTransport::send(int peer, Tag tag, ConstBytes data) { isend(peer, tag, data)->wait(); }
+void PyTransport::send(int peer, Tag tag, ConstBytes data) {
+  isend(peer, tag, data)->wait();
+}
 
 RequestPtr PyTransport::irecv(int peer, Tag tag, MutableBytes data) {
   checkPeer(peer, "irecv");
@@ -120,7 +125,9 @@ RequestPtr PyTransport::irecv(int peer, Tag tag, MutableBytes data) {
                                      [this, peer, bytes] { traffic().countReceived(peer, bytes); });
 }
 
-void PyTransport::recv(int peer, Tag tag, MutableBytes data) { irecv(peer, tag, data)->wait(); }
+void PyTransport::recv(int peer, Tag tag, MutableBytes data) {
+  irecv(peer, tag, data)->wait();
+}
 
 ByteBuffer PyTransport::recvMessage(int peer, Tag tag) {
   checkPeer(peer, "recvMessage");

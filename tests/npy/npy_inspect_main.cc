@@ -2,11 +2,11 @@
 // tetrad_npy_inspect --dataset DIR -> "train N CxHxW classes K test M"
 // On bad input: one line on stderr, exit status 2 (as `tetrad train`).
 // Used by test_npy_numpy.py with files that NumPy wrote.
-#include <cstdio>
-#include <string>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <cstdio>
+#include <string>
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/npy_dataset.h"
@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
     NpyArray a = readNpyFile(argv[1]);
     uint64_t hash = 1469598103934665603ull;
     for (std::byte b : a.data) hash = (hash ^ uint64_t(b)) * 1099511628211ull;
-    fmt::print("{} {} {:016x}\n", toString(a.type), a.shape.empty() ? "scalar" : fmt::format("{}", fmt::join(a.shape, "x")), hash);
+    fmt::print("{} {} {:016x}\n", toString(a.type),
+               a.shape.empty() ? "scalar" : fmt::format("{}", fmt::join(a.shape, "x")), hash);
     return 0;
   } catch (const tetrad::Error& error) {
     fmt::print(stderr, "{}\n", error.what());

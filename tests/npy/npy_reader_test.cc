@@ -48,12 +48,12 @@ TEST(NpyReader, ParsesEveryDtypeAndShape) {
   EXPECT_EQ(a.shape, (std::vector<uint64_t>{3, 4}));
   EXPECT_EQ(a.data.size(), 48u);
   EXPECT_EQ(a.data[5], std::byte(35));
-  auto b = parseNpy(fileBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (5,), }", 5),
-                    "b.npy");
+  auto b =
+      parseNpy(fileBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (5,), }", 5), "b.npy");
   EXPECT_EQ(b.type, NpyType::kUint8);
   EXPECT_EQ(b.shape, (std::vector<uint64_t>{5}));
-  auto c = parseNpy(fileBytes("{'shape': (), 'fortran_order': False, 'descr': '<i8'}", 8, 2),
-                    "c.npy");
+  auto c =
+      parseNpy(fileBytes("{'shape': (), 'fortran_order': False, 'descr': '<i8'}", 8, 2), "c.npy");
   EXPECT_EQ(c.type, NpyType::kInt64);
   EXPECT_TRUE(c.shape.empty());
   auto d = parseNpy(fileBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (2, 0, 3), }", 0),

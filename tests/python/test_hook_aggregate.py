@@ -60,7 +60,8 @@ def check_every_compressor(rank, world, specs):
             parts, offset = [], 0
             for s in SHAPES:
                 count = int(numpy.prod(s))
-                parts.append((offset, count, tetrad.CompressorState(hook.bucket_seed(key), rank, s)))
+                state = tetrad.CompressorState(hook.bucket_seed(key), rank, s)
+                parts.append((offset, count, state))
                 offset += count
         else:
             parts = [(0, n, tetrad.CompressorState(hook.bucket_seed(key), rank))]

@@ -71,8 +71,8 @@ Dataset splitOf(const std::string& dir, const std::string& split, SampleShape* s
   const SampleShape s = sampleShapeOf(x, xPath);
   if (split == "test") {
     TETRAD_CHECK(s == *shape, InvalidArgument,
-                 "'{}': test samples are {}x{}x{} but training samples {}x{}x{}", xPath,
-                 s.channels, s.height, s.width, shape->channels, shape->height, shape->width);
+                 "'{}': test samples are {}x{}x{} but training samples {}x{}x{}", xPath, s.channels,
+                 s.height, s.width, shape->channels, shape->height, shape->width);
   }
   *shape = s;
   Dataset data;
@@ -95,8 +95,7 @@ DataSplits loadNpyDataset(const std::string& dir) {
   SampleShape shape;
   splits.train = splitOf(dir, "train", &shape);
   splits.test = splitOf(dir, "test", &shape);
-  TETRAD_CHECK(splits.train.size() > 0, InvalidArgument, "'{}/train_x.npy' holds no samples",
-               dir);
+  TETRAD_CHECK(splits.train.size() > 0, InvalidArgument, "'{}/train_x.npy' holds no samples", dir);
   TETRAD_CHECK(splits.test.size() > 0, InvalidArgument, "'{}/test_x.npy' holds no samples", dir);
   const int classes = 1 + *std::max_element(splits.train.labels.begin(), splits.train.labels.end());
   TETRAD_CHECK(classes >= 2, InvalidArgument,

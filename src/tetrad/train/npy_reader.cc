@@ -2,6 +2,8 @@
 // small hand-written scanner over its exact grammar (no Python evaluation).
 #include "tetrad/train/npy_reader.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -9,8 +11,6 @@
 #include <iterator>
 #include <limits>
 #include <string_view>
-
-#include <fmt/ranges.h>
 
 #include "tetrad/core/error.h"
 
@@ -73,7 +73,8 @@ class HeaderScanner {
       uint64_t value = 0;
       while (at_ < text_.size() && text_[at_] >= '0' && text_[at_] <= '9') {
         const uint64_t digit = uint64_t(text_[at_] - '0');
-        if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10) fail("dimension overflows");
+        if (value > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+          fail("dimension overflows");
         value = value * 10 + digit;
         ++at_;
       }
@@ -180,7 +181,9 @@ NpyArray parseNpy(ConstBytes bytes, const std::string& path) {
     if (!scan.atEnd()) scan.fail("text after the header's closing brace");
     TETRAD_CHECK(haveDescr && haveFortran && haveShape, InvalidArgument,
                  "NPY file '{}': header lacks {}", path,
-                 !haveDescr ? "'descr'" : !haveFortran ? "'fortran_order'" : "'shape'");
+                 !haveDescr     ? "'descr'"
+                 : !haveFortran ? "'fortran_order'"
+                                : "'shape'");
     array.type = parseDescr(descr, path);
     TETRAD_CHECK(!fortran, InvalidArgument,
                  "NPY file '{}': Fortran order is not supported (save a C-ordered array, e.g. "
