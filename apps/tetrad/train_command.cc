@@ -98,8 +98,9 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--lr-scaling", c.lrScaling, "none, or linear (lr x workers)")
       ->capture_default_str();
   cmd->add_option("--bucket-size", c.bucketSize,
-                  "Gradient bucket size (e.g. 25MiB; 0: one per tensor; auto: 25MiB without "
-                  "compression, one per tensor with)")
+                  "Gradient bucket size: tensors fused up to this size travel as one message and "
+                  "are compressed as one vector (auto: 25MiB, as PyTorch DDP; 0: one bucket per "
+                  "tensor, the layer-wise ablation)")
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "Seed of every random stream")->capture_default_str();
   cmd->add_option("--eval-every", c.evalEvery,

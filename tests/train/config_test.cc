@@ -205,10 +205,10 @@ TEST(TrainConfig, InvalidCombinationsNameTheRule) {
 }
 
 TEST(TrainConfig, BucketSizes) {
-  EXPECT_EQ(bucketBytes("auto", "none"), 25u << 20);
-  EXPECT_EQ(bucketBytes("auto", "topk:0.01,ef"), 0u);
-  EXPECT_EQ(bucketBytes("4MiB", "none"), 4u << 20);
-  EXPECT_THROW(bucketBytes("big", "none"), InvalidArgument);
+  EXPECT_EQ(bucketBytes("auto"), 25u << 20);
+  EXPECT_EQ(bucketBytes("0"), 0u);  // layer-wise: one bucket per tensor
+  EXPECT_EQ(bucketBytes("4MiB"), 4u << 20);
+  EXPECT_THROW(bucketBytes("big"), InvalidArgument);
 }
 
 TEST(LrSchedule, WarmupStepAndCosine) {

@@ -67,8 +67,8 @@ const std::vector<std::string>& knownModels() {
   return names;
 }
 
-uint64_t bucketBytes(const std::string& text, const std::string& compress) {
-  if (text == "auto") return compress == "none" ? kDefaultFusedBucketBytes : 0;
+uint64_t bucketBytes(const std::string& text) {
+  if (text == "auto") return kDefaultFusedBucketBytes;
   return parseBytes(text);
 }
 
@@ -190,7 +190,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(c.lrScaling == "none" || c.lrScaling == "linear", InvalidArgument,
                "invalid --lr-scaling '{}': use none or linear", c.lrScaling);
   r.linearScaling = c.lrScaling == "linear";
-  r.bucketBytes = bucketBytes(c.bucketSize, r.compress);
+  r.bucketBytes = bucketBytes(c.bucketSize);
   r.psPartitionBytes = parseBytes(c.psPartition);
   TETRAD_CHECK(r.psPartitionBytes >= sizeof(float), InvalidArgument,
                "invalid --ps-partition '{}': a partition holds at least one float (4 bytes)",

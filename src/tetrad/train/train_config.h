@@ -151,9 +151,11 @@ int worldSizeFor(const ResolvedConfig& config, int workers);
 DataOptions dataOptionsFor(const TrainConfig& config);
 
 // Bytes per gradient bucket for `compress` under --bucket-size `text`:
-// "auto" is 25 MiB of fused tensors with no compression and one bucket per
-// tensor with a compressor; 0 is one bucket per tensor.
-uint64_t bucketBytes(const std::string& text, const std::string& compress);
+// "auto" is 25 MiB of fused tensors (PyTorch DDP's cap), with or without a
+// compressor: every compressor encodes a fused bucket as one flat vector (and
+// batched PowerSGD keeps a matrix per tensor). 0 is one bucket per tensor,
+// the layer-wise ablation.
+uint64_t bucketBytes(const std::string& text);
 
 // The resolved configuration as a JSON object (config.json).
 std::string configToJson(const ResolvedConfig& config, int workers);
