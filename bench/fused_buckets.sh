@@ -7,8 +7,9 @@
 # by --compute flops:100, so simulated time is deterministic and the
 # differences are communication: encode/decode CPU time is not charged in
 # simulated time (see `tetrad bench compressors` for its cost).
-#   sh bench/fused_buckets.sh [MODELS] [NETWORKS] [METHODS] [ITERS] [TETRAD]
+#   sh bench/fused_buckets.sh [MODELS] [NETWORKS] [METHODS] [ITERS] [TETRAD] [FLAGS]
 # e.g. sh bench/fused_buckets.sh "mlp cnn" "1Gbps,50us 10Gbps,25us"
+# FLAGS are passed to every run, e.g. "--net-model cm02"
 # Not part of `make test`.
 set -eu
 models=${1:-mlp cnn}
@@ -16,6 +17,7 @@ networks=${2:-1Gbps,50us 10Gbps,25us}
 methods=${3:-none fp16 qsgd:16 topk:0.01,ef powersgd:2 powersgd:2:batched sign}
 iters=${4:-30}
 tetrad=${5:-build/tetrad}
+flags=${6:-}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 field() {  # $1 summary.json, $2 numeric field
@@ -26,7 +28,7 @@ ms_per_iter() {  # $1 model $2 network $3 compress $4 bucket size
   rm -rf "$dir"
   "$tetrad" train --quiet --model "$1" --workers 8 --cluster "sim:$2" --compress "$3" \
     --bucket-size "$4" --compute flops:100 --batch-size 32 --max-iters "$iters" \
-    --eval-every 0 --timeline off --out "$dir" > "$out/log" 2>&1 || { cat "$out/log" >&2; exit 1; }
+    --eval-every 0 --timeline off $flags --out "$dir" > "$out/log" 2>&1 || { cat "$out/log" >&2; exit 1; }
   awk -v t="$(field "$dir/summary.json" train_time)" -v n="$(field "$dir/summary.json" iterations)" \
     'BEGIN { printf "%.2f", 1000 * t / n }'
 }

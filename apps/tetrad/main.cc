@@ -38,8 +38,20 @@ int main(int argc, char** argv) {
   tetrad::app::CommandRegistration::addAll(groups);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // An unknown flag, a missing subcommand, a repeated option, a value that
+    // is not a number: the same contract as every other bad input, one line
+    // and exit status 2 (CLI11's own codes and its second "Run with --help"
+    // line are not used).
+    std::fprintf(stderr, "tetrad: error: %s (see tetrad --help)\n", e.what());
+    std::fflush(stderr);
+    return 2;
   } catch (const tetrad::NonFiniteError& e) {
     // Every rank agreed and stops by itself: nothing to abort.
     std::fprintf(stderr, "tetrad: error: %s\n", e.what());
@@ -51,6 +63,13 @@ int main(int argc, char** argv) {
     std::fflush(stderr);
     return 3;
   } catch (const tetrad::InvalidArgument& e) {
+    std::fprintf(stderr, "tetrad: error: %s\n", e.what());
+    std::fflush(stderr);
+    tetrad::abortAllRanks(2);
+    return 2;
+  } catch (const tetrad::Unsupported& e) {
+    // A combination or option tetrad refuses ("not supported"): bad input
+    // too, with the same exit status.
     std::fprintf(stderr, "tetrad: error: %s\n", e.what());
     std::fflush(stderr);
     tetrad::abortAllRanks(2);

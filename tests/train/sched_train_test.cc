@@ -46,12 +46,19 @@ TEST_F(SchedTrain, EveryPolicyGivesTheParametersOfNone) {
   for (const char* sched : {"wfbp", "fusion:64KiB", "mgwfbp", "priority:64KiB"}) {
     EXPECT_EQ(testing::finalParameters(schedConfig(sched), data_, 4), none) << sched;
   }
-  // A deterministic compressor: top-k with per-tensor buckets either way.
+  // A deterministic compressor: top-k with per-tensor buckets either way
+  // (--bucket-size 0 against wfbp), and with one fused bucket either way
+  // (the default against fusion: the cnn fits one 25 MiB bucket).
   TrainConfig topk = schedConfig("none", "ring");
   topk.compress = "topk:0.1,ef";
+  const auto topkFused = testing::finalParameters(topk, data_, 4);
+  topk.bucketSize = "0";
   const auto topkNone = testing::finalParameters(topk, data_, 4);
+  EXPECT_NE(topkNone, topkFused);  // top-k of the bucket is not top-k per tensor
   topk.sched = "wfbp";
   EXPECT_EQ(testing::finalParameters(topk, data_, 4), topkNone);
+  topk.sched = "fusion:25MiB:25MiB";  // no smaller first bucket
+  EXPECT_EQ(testing::finalParameters(topk, data_, 4), topkFused);
   // The parameter server (bsp: sums in rank order).
   TrainConfig ps = schedConfig("none");
   ps.arch = "ps:2";
