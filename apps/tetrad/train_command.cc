@@ -11,6 +11,7 @@
 #include "command.h"
 #include "tetrad/arch/registry.h"
 #include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
@@ -45,7 +46,9 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
                   "Parameter server: compressor of the servers' replies")
       ->capture_default_str();
   cmd->add_option("--model", c.model, "mlp, cnn or resnet20")->capture_default_str();
-  cmd->add_option("--data", c.data, "fashion-mnist, mnist, cifar10 or synthetic")
+  cmd->add_option("--data", c.data,
+                  "fashion-mnist, mnist, cifar10, synthetic, or npy:DIR (your own train_x.npy, "
+                  "train_y.npy, test_x.npy, test_y.npy in DIR; docs/training.md)")
       ->capture_default_str();
   cmd->add_option("--data-dir", c.dataDir,
                   "Folder of the dataset files (default: /usr/share/datasets/<data>)");
@@ -150,6 +153,16 @@ void addTrainCommand(CommandGroups& groups) {
       "train", "Train a model data-parallel on a simulated (SimGrid) or real (MPI) cluster");
   addTrainOptions(cmd, *config);
   cmd->callback([config] {
+    // --data npy:DIR is --data npy --data-dir DIR.
+    if (config->data.rfind("npy:", 0) == 0) {
+      TETRAD_CHECK(config->dataDir.empty(), InvalidArgument,
+                   "--data {} names the folder already: drop --data-dir {}", config->data,
+                   config->dataDir);
+      config->dataDir = config->data.substr(4);
+      config->data = "npy";
+      TETRAD_CHECK(!config->dataDir.empty(), InvalidArgument,
+                   "--data npy:DIR needs a folder after 'npy:'");
+    }
     train::TrainSummary summary = train::runTraining(*config);
     if (isOutputProcess()) {
       std::fputs(summary.toText().c_str(), stdout);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # usage: check_train_npy.sh TETRAD PYTHON WORKDIR
-# `tetrad train --data npy` end to end: NumPy writes a small learnable data set
+# `tetrad train --data npy:DIR` (and --data npy --data-dir DIR) end to end: NumPy writes a small learnable data set
 # (4 classes, 8x8 uint8 images, class c brightens quadrant c), 2 simulated
 # workers train an mlp on it and reach a test accuracy far above chance; a
 # folder whose test labels are one short is refused with one line naming the
@@ -27,7 +27,7 @@ for split, n in (("train", 1024), ("test", 256)):
         labels = y if sub == "good" or split == "train" else y[:-1]
         np.save(f"{d}/{sub}/{split}_y.npy", labels.astype(np.int64))
 PY
-"$tetrad" train --quiet --data npy --data-dir "$dir/good" --model mlp --workers 2 \
+"$tetrad" train --quiet --data "npy:$dir/good" --model mlp --workers 2 \
   --cluster sim:10Gbps,25us --max-iters 60 --out "$dir/run"
 accuracy=$(tr -d ' \n' < "$dir/run/summary.json" |
   sed -E 's/.*"final_test_accuracy":([0-9.e+-]+).*/\1/')
