@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "tetrad/collectives/allreduce.h"
@@ -117,8 +117,7 @@ void accumulate(const PowerSgdPlan& plan, std::span<const float> input,
 }
 
 // Where matrix k's M starts in the residual (batched: at 0).
-const float* matrixOf(const PowerSgdPlan& plan, const std::vector<float>& residual,
-                      const PowerSgdMatrix& m) {
+float* matrixOf(const PowerSgdPlan& plan, std::vector<float>& residual, const PowerSgdMatrix& m) {
   return residual.data() + (plan.padded ? 0 : m.offset);
 }
 
@@ -195,8 +194,10 @@ Packet PowerSgd::encodeStep(std::span<const float> input, CompressorState& state
   const PowerSgdPlan plan = powerSgdPlan(state, count, rank_, batched_);
   Packet packet;
   const size_t parts = plan.matrices.size() + plan.uncompressed.size();
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + 12 * parts +
-                                  4 * (plan.pFloats + plan.qFloats + plan.rawFloats), state);
+  reservePacket(
+      packet.bytes,
+      kPacketHeaderBytes + 4 + 12 * parts + 4 * (plan.pFloats + plan.qFloats + plan.rawFloats),
+      state);
   ByteWriter writer(packet.bytes);
   writePacketHeader(writer, PacketKind::kPowerSgd, count, plan.padded ? kBatchedFlag : 0);
   writer.put<uint32_t>(static_cast<uint32_t>(parts));
@@ -230,7 +231,7 @@ Packet PowerSgd::encodeStep(std::span<const float> input, CompressorState& state
       continue;
     }
     const PowerSgdMatrix& m = *part.matrix;
-    float* matrix = residual->data() + (plan.padded ? 0 : m.offset);
+    float* matrix = matrixOf(plan, *residual, m);
     float* qt = q->data() + qAt;
     qAt += m.cols * m.rank;
     std::vector<float> p(m.rows * m.rank);
@@ -269,9 +270,8 @@ void PowerSgd::decodeAdd(ConstBytes packet, std::span<float> output) const {
     const uint64_t slack = padded ? part.rows + part.cols : 0;
     TETRAD_CHECK(part.rank <= std::min<uint64_t>({part.rows, part.cols, kMaxRank}) &&
                      (!padded || part.rank >= 1) && elements <= count + slack - covered,
-                 ProtocolError,
-                 "powersgd packet: {}x{} part of rank {} after {} of {} elements", part.rows,
-                 part.cols, part.rank, covered, count);
+                 ProtocolError, "powersgd packet: {}x{} part of rank {} after {} of {} elements",
+                 part.rows, part.cols, part.rank, covered, count);
     covered += elements;
   }
   TETRAD_CHECK(padded ? covered >= count : covered == count, ProtocolError,
@@ -327,8 +327,7 @@ void PowerSgd::aggregateCustomStep(Transport& transport, std::span<float> gradie
   std::vector<float> first(plan.pFloats + plan.rawFloats);
   size_t p = 0, qAt = 0;
   for (const PowerSgdMatrix& m : plan.matrices) {
-    multiply(matrixOf(plan, residual, m), q.data() + qAt, first.data() + p, m.rows, m.cols,
-             m.rank);
+    multiply(matrixOf(plan, residual, m), q.data() + qAt, first.data() + p, m.rows, m.cols, m.rank);
     p += m.rows * m.rank;
     qAt += m.cols * m.rank;
   }
@@ -340,7 +339,7 @@ void PowerSgd::aggregateCustomStep(Transport& transport, std::span<float> gradie
   // Orthogonalise each P, then Q = Mᵀ P and the residual M − P Qᵀ.
   p = qAt = 0;
   for (const PowerSgdMatrix& m : plan.matrices) {
-    float* matrix = residual.data() + (plan.padded ? 0 : m.offset);
+    float* matrix = matrixOf(plan, residual, m);
     std::span<float> pm(first.data() + p, m.rows * m.rank);
     orthogonalizeColumns(pm, m.rows, m.rank);
     multiplyTransposed(matrix, pm.data(), q.data() + qAt, m.rows, m.cols, m.rank);

@@ -53,8 +53,8 @@ std::string SignCompressor::spec() const {
   return momentum_ > 0 ? fmt::format("sign:momentum={:g}", momentum_) : "sign";
 }
 
-std::span<const float> SignCompressor::signed_(std::span<const float> input,
-                                               CompressorState& state) const {
+std::span<const float> SignCompressor::signedValues(std::span<const float> input,
+                                                    CompressorState& state) const {
   if (momentum_ == 0) return input;
   std::vector<float>& m = state.buffer("momentum", input.size());
   const float keep = static_cast<float>(momentum_), take = static_cast<float>(1 - momentum_);
@@ -62,9 +62,8 @@ std::span<const float> SignCompressor::signed_(std::span<const float> input,
   return m;
 }
 
-Packet SignCompressor::encodeStep(std::span<const float> gradient,
-                                  CompressorState& state) const {
-  const std::span<const float> input = signed_(gradient, state);
+Packet SignCompressor::encodeStep(std::span<const float> gradient, CompressorState& state) const {
+  const std::span<const float> input = signedValues(gradient, state);
   // One pass: per cache-sized chunk, ‖chunk‖₁ and then its sign bits (the
   // second read hits L1/L2); the scale goes into its slot at the end.
   const size_t n = input.size();

@@ -45,7 +45,7 @@ class SignCompressor final : public Compressor {
 
  private:
   // Signum: the momentum the sign is taken of (the input itself without).
-  std::span<const float> signed_(std::span<const float> input, CompressorState& state) const;
+  std::span<const float> signedValues(std::span<const float> input, CompressorState& state) const;
 
   double momentum_;
 };
