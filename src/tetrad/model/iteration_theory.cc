@@ -1,0 +1,180 @@
+// Iteration multipliers from the convergence bounds (iteration_theory.h,
+// docs/convergence.md).
+#include "tetrad/model/iteration_theory.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "tetrad/arch/gossip/spectral.h"
+#include "tetrad/arch/gossip/topology_spec.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/compress/spec.h"
+#include "tetrad/core/error.h"
+#include "tetrad/core/spec.h"
+#include "tetrad/core/units.h"
+#include "tetrad/sync/registry.h"
+
+namespace tetrad::model {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void checkCommon(int n, double s) {
+  TETRAD_CHECK(n >= 1, InvalidArgument, "iteration theory: workers must be >= 1, got {}", n);
+  TETRAD_CHECK(s >= 0 && std::isfinite(s), InvalidArgument,
+               "--noise-ratio must be a finite number >= 0, got {}", s);
+}
+
+std::string context(int n, double s) {
+  return fmt::format("n = {}, s = {:g}", n, s);
+}
+
+IterationEstimate notCovered(const std::string& why) {
+  return {kNaN, false, "no theory: " + why};
+}
+
+// The compression part of a method: its multiplier and text.
+IterationEstimate compressionPart(const Compressor& compressor, int n, double s,
+                                  const CompressionErrorFunction& error) {
+  const std::string name = parseCompressorSpec(compressor.spec()).name;
+  switch (compressorTheory(compressor)) {
+    case CompressorTheory::kExact:
+      return {1, true,
+              compressor.isIdentity() ? "BSP: 1; Ghadimi & Lan 2013, Cor. 2.2"
+                                      : "rounding only, as BSP: 1; Ghadimi & Lan 2013, Cor. 2.2"};
+    case CompressorTheory::kUnbiased: {
+      const double omega = error(compressor);
+      return {unbiasedMultiplier(omega, n, s), true,
+              fmt::format("unbiased ω = {:.5g}, {}: ((1 + ω/n) + (1 + ω)s)/(1 + s); Khaled & "
+                          "Richtárik 2020, Cor. 1",
+                          omega, context(n, s))};
+    }
+    case CompressorTheory::kErrorFeedback: {
+      const double delta = 1 - error(compressor);
+      if (!(delta > 0)) {
+        return notCovered(fmt::format("not contractive (‖C(x) − x‖² ≥ ‖x‖², δ = {:.3g})", delta));
+      }
+      return {errorFeedbackMultiplier(delta, n, s), true,
+              fmt::format("error feedback δ = {:.5g}, {}: (s + √((1 − δ)ns)/δ + 1/δ)/(1 + s); "
+                          "Stich & Karimireddy 2020",
+                          delta, context(n, s))};
+    }
+    case CompressorTheory::kNotCovered:
+      break;
+  }
+  if (name == "sign")
+    return notCovered("signSGD's bounds are on the ℓ1 norm (Bernstein et al. 2018)");
+  if (name == "gtopk") return notCovered("gTop-k's global selection has no measurable δ");
+  return notCovered("biased compression without error feedback");
+}
+
+// The local period H of local:H and post-local:T:H.
+int64_t localPeriod(const std::string& sync) {
+  return parseInteger(sync.substr(sync.rfind(':') + 1), "Local SGD period");
+}
+
+}  // namespace
+
+double bspFactor(double s) {
+  return 1 + s;
+}
+
+double unbiasedMultiplier(double omega, int n, double s) {
+  checkCommon(n, s);
+  TETRAD_CHECK(omega >= 0, InvalidArgument, "ω must be >= 0, got {}", omega);
+  return ((1 + omega / n) + (1 + omega) * s) / bspFactor(s);
+}
+
+double errorFeedbackMultiplier(double delta, int n, double s) {
+  checkCommon(n, s);
+  TETRAD_CHECK(delta > 0 && delta <= 1, InvalidArgument, "δ must be in (0, 1], got {}", delta);
+  return (s + std::sqrt((1 - delta) * n * s) / delta + 1 / delta) / bspFactor(s);
+}
+
+double consensusMultiplier(double kappa, int n, double s) {
+  checkCommon(n, s);
+  TETRAD_CHECK(kappa >= 0, InvalidArgument, "κ must be >= 0, got {}", kappa);
+  return (s + std::sqrt(n * s * kappa) + 1 + kappa) / bspFactor(s);
+}
+
+double stalenessMultiplier(double tau, int n, double s) {
+  checkCommon(n, s);
+  TETRAD_CHECK(tau >= 0, InvalidArgument, "τ must be >= 0, got {}", tau);
+  return (s + (1 + tau) / n) / bspFactor(s);
+}
+
+double gossipConsensusRate(double contraction) {
+  return 1 - contraction * contraction;
+}
+
+CompressorTheory compressorTheory(const Compressor& compressor) {
+  if (compressor.isIdentity()) return CompressorTheory::kExact;
+  const CompressorParams params = parseCompressorSpec(compressor.spec());
+  const std::string& name = params.name;
+  if (name == "fp16" || name == "bf16") return CompressorTheory::kExact;
+  if (name == "sign" || name == "gtopk") return CompressorTheory::kNotCovered;
+  if (params.errorFeedback || name == "onebit" || name == "efsign" || name == "powersgd" ||
+      name == "dgc") {
+    return CompressorTheory::kErrorFeedback;
+  }
+  if (compressor.unbiased()) return CompressorTheory::kUnbiased;
+  return CompressorTheory::kNotCovered;
+}
+
+IterationEstimate predictIterations(const Method& method, int n, double s,
+                                    const CompressionErrorFunction& error) {
+  checkCommon(n, s);
+  const CompressorPtr compressor = makeCompressor(method.compress);
+  const std::string syncName = parseSpec(method.sync, "--sync").name;
+  IterationEstimate part;  // the sync or gossip part
+  if (method.arch.starts_with("gossip:")) {
+    if (syncName != "bsp") return notCovered("AD-PSGD and local gossip are not in this theory");
+    const std::string topo = method.arch.substr(std::string("gossip:").size());
+    const SpectralInfo spectral = spectralGap(parseTopology(topo, n, 1));
+    const double lambda = spectral.contraction;
+    if (!compressor->isIdentity()) {
+      // CHOCO-SGD: consensus rate ρ²δ, ρ = 1 − λ (Koloskova, Stich & Jaggi 2019).
+      const double delta = 1 - error(*compressor);
+      if (!(delta > 0) || !(lambda < 1)) return notCovered("gossip without a contraction");
+      const double p = (1 - lambda) * (1 - lambda) * delta;
+      return {consensusMultiplier(1 / p - 1, n, s), true,
+              fmt::format("CHOCO-SGD {} λ = {:.5g}, δ = {:.5g}, p = (1 − λ)²δ = {:.5g}, κ = 1/p − "
+                          "1, {}: (s + √(nsκ) + 1 + κ)/(1 + s); Koloskova, Stich & Jaggi 2019, "
+                          "Thm 2",
+                          method.arch, lambda, delta, p, context(n, s))};
+    }
+    if (!(lambda < 1)) return notCovered(fmt::format("{} does not mix (λ = 1)", method.arch));
+    const double p = gossipConsensusRate(lambda);
+    return {consensusMultiplier(1 / p - 1, n, s), true,
+            fmt::format("D-PSGD {} λ = {:.5g}, p = 1 − λ² = {:.5g}, κ = 1/p − 1, {}: (s + √(nsκ) "
+                        "+ 1 + κ)/(1 + s); Koloskova et al. 2020, Thm 2 (Lian et al. 2017)",
+                        method.arch, lambda, p, context(n, s))};
+  }
+  if (syncName == "local" || syncName == "post-local") {
+    const int64_t h = localPeriod(method.sync);
+    part = {consensusMultiplier(double(h - 1), n, s), true,
+            fmt::format("Local SGD H = {}, κ = H − 1, {}: (s + √(nsκ) + 1 + κ)/(1 + s); "
+                        "Koloskova et al. 2020, Thm 2",
+                        h, context(n, s))};
+  } else if (syncName == "ssp" || syncName == "asp") {
+    const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
+    const int64_t bound = sync->stalenessBound();
+    const double tau = syncName == "asp" ? double(n - 1) : double(bound + 1) * double(n - 1);
+    part = {
+        stalenessMultiplier(tau, n, s), true,
+        fmt::format("{} τ = {} ({}), {}: (s + (1 + τ)/n)/(1 + s); Lian et al. 2015, Thm 1",
+                    syncName == "asp" ? "ASP" : "SSP", tau,
+                    syncName == "asp" ? "n − 1, no stragglers" : "(S + 1)(n − 1)", context(n, s))};
+  } else {
+    return compressionPart(*compressor, n, s, error);
+  }
+  if (compressorTheory(*compressor) == CompressorTheory::kExact) return part;
+  const IterationEstimate compression = compressionPart(*compressor, n, s, error);
+  if (!compression.covered) return compression;
+  return {part.multiplier * compression.multiplier, true,
+          fmt::format("product (no joint theorem): {} × {}", part.text, compression.text)};
+}
+
+}  // namespace tetrad::model

@@ -1,0 +1,160 @@
+// Iteration theory (model/iteration_theory.h) and compression error
+// (model/compression_error.h): ω of QSGD and Random-k measured with the real
+// compressors against their closed forms, the multipliers against the
+// formulas of docs/convergence.md, and the spectral gap of a ring.
+#include "tetrad/model/iteration_theory.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "tetrad/arch/gossip/spectral.h"
+#include "tetrad/arch/gossip/topology_spec.h"
+#include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/model/compression_error.h"
+
+namespace tetrad::model {
+namespace {
+
+constexpr int kDraws = 400;
+
+// |measured − expected| within 4 standard errors of the mean of the draws
+// (plus float rounding): fails with probability ~6e-5 when right.
+void expectWithinSamplingError(const CompressionError& e, double expected) {
+  ASSERT_EQ(e.draws, kDraws);
+  ASSERT_GT(e.standardError, 0);
+  EXPECT_NEAR(e.ratio, expected, 4 * e.standardError + 1e-6 * expected)
+      << "standard error " << e.standardError;
+}
+
+// E‖Q_s(x) − x‖²/‖x‖² of QSGD for a given x: Σ f(1 − f)/s², f the fractional
+// part of s|x_i|/‖x‖ (each element rounds up with probability f).
+double qsgdExactRatio(const std::vector<float>& x, int s) {
+  double norm = 0;
+  for (float v : x) norm += double(v) * v;
+  norm = std::sqrt(norm);
+  double sum = 0;
+  for (float v : x) {
+    const double level = s * std::abs(double(v)) / norm;
+    const double f = level - std::floor(level);
+    sum += f * (1 - f);
+  }
+  return sum / (double(s) * s);
+}
+
+TEST(modelIterationTheory, QsgdOmegaMatchesItsClosedFormWithinSamplingError) {
+  for (const int s : {1, 4, 16}) {
+    const std::vector<float> x = gaussianVector(1000, 7 + s);
+    const CompressorPtr qsgd = makeCompressor(fmt::format("qsgd:{}", s));
+    const CompressionError e = measureCompressionError(*qsgd, x, {}, kDraws);
+    const double exact = qsgdExactRatio(x, s);
+    expectWithinSamplingError(e, exact);
+    // Lemma 3.1's bound, and the test can tell ω from a wrong closed form.
+    const double d = double(x.size());
+    EXPECT_LE(e.ratio, std::min(d / (s * s), std::sqrt(d) / s)) << "s = " << s;
+    EXPECT_GT(std::abs(e.ratio - 1.2 * exact), 4 * e.standardError) << "s = " << s;
+  }
+}
+
+TEST(modelIterationTheory, RandomKOmegaIsDOverKMinusOne) {
+  const std::vector<float> x = gaussianVector(1000, 3);
+  // Scaled (unbiased): ω = d/k − 1 = 9 for k = 100 of 1000.
+  const CompressorPtr scaled = makeCompressor("randomk:0.1:scaled");
+  ASSERT_TRUE(scaled->unbiased());
+  const CompressionError e = measureCompressionError(*scaled, x, {}, kDraws);
+  expectWithinSamplingError(e, 1000.0 / 100 - 1);
+  EXPECT_GT(std::abs(e.ratio - 1000.0 / 100), 4 * e.standardError);
+  // Unscaled (contractive): δ = k/d, so the ratio is 1 − k/d.
+  const CompressorPtr unscaled = makeCompressor("randomk:0.1");
+  expectWithinSamplingError(measureCompressionError(*unscaled, x, {}, kDraws), 1 - 0.1);
+}
+
+TEST(modelIterationTheory, ErrorFeedbackMeasuresItsInnerCompressor) {
+  // EF-signSGD's scaled sign: δ = ‖x‖₁²/(d‖x‖²) (Karimireddy et al. 2019, Lemma 8).
+  const std::vector<float> x = gaussianVector(4096, 11);
+  double l1 = 0, l2 = 0;
+  for (float v : x) {
+    l1 += std::abs(double(v));
+    l2 += double(v) * v;
+  }
+  const CompressionError e = measureCompressionError(*makeCompressor("efsign"), x, {}, 1);
+  EXPECT_NEAR(1 - e.ratio, l1 * l1 / (4096 * l2), 1e-4);
+  // Top-k with ",ef": a fresh state has no residual, so δ is Top-k's.
+  const CompressionError topk = measureCompressionError(*makeCompressor("topk:0.5,ef"), x, {}, 1);
+  EXPECT_GT(1 - topk.ratio, 0.5);  // the larger half holds more than half the energy
+  EXPECT_LT(1 - topk.ratio, 1.0);
+}
+
+TEST(modelIterationTheory, FormulasOnAFixture) {
+  // n = 8, s = 1 (docs/convergence.md).
+  EXPECT_DOUBLE_EQ(unbiasedMultiplier(3, 8, 1), ((1 + 3.0 / 8) + 4 * 1) / 2);  // 2.6875
+  EXPECT_DOUBLE_EQ(errorFeedbackMultiplier(0.25, 8, 1), (1 + std::sqrt(0.75 * 8) / 0.25 + 4) / 2);
+  EXPECT_DOUBLE_EQ(consensusMultiplier(3, 8, 1), (1 + std::sqrt(24.0) + 1 + 3) / 2);
+  EXPECT_DOUBLE_EQ(stalenessMultiplier(7, 8, 1), 1.0);
+  // BSP's own point is 1 in every family, at any noise ratio.
+  for (const double s : {0.0, 0.5, 1.0, 10.0}) {
+    EXPECT_DOUBLE_EQ(unbiasedMultiplier(0, 8, s), 1.0);
+    EXPECT_DOUBLE_EQ(errorFeedbackMultiplier(1, 8, s), 1.0);
+    EXPECT_DOUBLE_EQ(consensusMultiplier(0, 8, s), 1.0);
+  }
+  EXPECT_THROW(errorFeedbackMultiplier(0, 8, 1), InvalidArgument);
+  EXPECT_THROW(unbiasedMultiplier(1, 8, -1), InvalidArgument);
+}
+
+TEST(modelIterationTheory, MethodMultipliersUseTheFormulas) {
+  const CompressionErrorFunction fixture = [](const Compressor& c) {
+    return c.unbiased() ? 3.0 : 0.75;  // ω = 3; δ = 0.25
+  };
+  auto multiplier = [&](const Method& m) { return predictIterations(m, 8, 1, fixture); };
+  EXPECT_DOUBLE_EQ(multiplier({"bsp", "allreduce:ring", "none"}).multiplier, 1);
+  EXPECT_DOUBLE_EQ(multiplier({"bsp", "allreduce:ring", "fp16"}).multiplier, 1);
+  const IterationEstimate qsgd = multiplier({"bsp", "allreduce:ring", "qsgd:16"});
+  EXPECT_DOUBLE_EQ(qsgd.multiplier, 2.6875);
+  EXPECT_NE(qsgd.text.find("Khaled & Richtárik 2020"), std::string::npos) << qsgd.text;
+  EXPECT_DOUBLE_EQ(multiplier({"bsp", "ps:2", "topk:0.01,ef"}).multiplier,
+                   errorFeedbackMultiplier(0.25, 8, 1));
+  EXPECT_DOUBLE_EQ(multiplier({"bsp", "allreduce:ring", "dgc:0.001"}).multiplier,
+                   errorFeedbackMultiplier(0.25, 8, 1));
+  EXPECT_DOUBLE_EQ(multiplier({"local:4", "allreduce:ring", "none"}).multiplier,
+                   consensusMultiplier(3, 8, 1));
+  EXPECT_DOUBLE_EQ(multiplier({"asp", "ps:1", "none"}).multiplier, 1);
+  EXPECT_DOUBLE_EQ(multiplier({"ssp:4", "ps:1", "none"}).multiplier, (1 + 36.0 / 8) / 2);
+  // Two dimensions: the product.
+  EXPECT_DOUBLE_EQ(multiplier({"local:4", "allreduce:ring", "qsgd:16"}).multiplier,
+                   consensusMultiplier(3, 8, 1) * 2.6875);
+  for (const char* uncovered : {"sign", "gtopk:0.01", "topk:0.01", "randomk:0.01"}) {
+    const IterationEstimate e = multiplier({"bsp", "allreduce:ring", uncovered});
+    EXPECT_FALSE(e.covered) << uncovered;
+    EXPECT_TRUE(std::isnan(e.multiplier)) << uncovered;
+    EXPECT_TRUE(e.text.starts_with("no theory: ")) << e.text;
+  }
+}
+
+TEST(modelIterationTheory, RingSpectralGapAndDpsgdMultiplier) {
+  for (const int n : {5, 8, 16, 32}) {
+    const double lambda = (1 + 2 * std::cos(2 * std::numbers::pi / n)) / 3;
+    const SpectralInfo info = spectralGap(parseTopology("ring", n, 1));
+    EXPECT_NEAR(info.gap, 1 - lambda, 1e-9) << "ring of " << n;
+    const IterationEstimate e = predictIterations({"bsp", "gossip:ring", "none"}, n, 1,
+                                                  [](const Compressor&) { return 0.0; });
+    const double p = 1 - lambda * lambda;
+    EXPECT_NEAR(e.multiplier, consensusMultiplier(1 / p - 1, n, 1), 1e-9) << e.text;
+  }
+}
+
+TEST(modelIterationTheory, WorkloadErrorIsDeterministicAndCapped) {
+  const CompressorPtr qsgd = makeCompressor("qsgd:16");
+  const CompressionError a = measureWorkloadError(*qsgd, modelWorkload("mlp"), 2);
+  const CompressionError b = measureWorkloadError(*qsgd, modelWorkload("mlp"), 2);
+  EXPECT_EQ(a.ratio, b.ratio);
+  EXPECT_EQ(a.elements, modelWorkload("mlp").parameters);
+  const CompressionError big =
+      measureWorkloadError(*makeCompressor("fp16"), parameterWorkload(20000000), 1);
+  EXPECT_LE(big.elements, kErrorMeasureElements);
+  EXPECT_LT(big.ratio, 1e-6);  // fp16 rounds only
+}
+
+}  // namespace
+}  // namespace tetrad::model
