@@ -1,6 +1,7 @@
 # tetrad — the two commands a user needs:
 #   make run    set up (Debian packages), build, run the quick comparison (configs/quick.toml)
 #   make test   set up, build, run the whole test suite through ctest
+# (make test-quick: the unit tests alone, for the inner loop)
 BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= 2
@@ -12,7 +13,7 @@ export OMPI_MCA_rmaps_base_oversubscribe = 1
 
 FUZZ_SECONDS ?= 60
 
-.PHONY: all setup configure build run test bench fuzz clean format
+.PHONY: all setup configure build run test test-quick bench fuzz clean format
 
 all: build
 
@@ -41,6 +42,13 @@ endif
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 900
+
+# The inner loop: builds only the unit-test binaries (no LibTorch, no tetrad
+# binary) and runs their GoogleTest cases (ctest label "unit"). `make test`
+# stays the gate.
+test-quick: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS) --target unit_tests
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS) --timeout 300 -L unit
 
 bench: build
 	./$(BUILD_DIR)/tetrad bench collectives --cluster sim:8x10Gbps,25us

@@ -22,7 +22,7 @@ fail() {
 }
 rm -rf "$out"
 mkdir -p "$out"
-common="--quiet --model cnn --data synthetic --train-samples 768 --test-samples 128 --workers 4
+common="--quiet --model mlp --data synthetic --train-samples 768 --test-samples 128 --workers 4
   --batch-size 16 --max-iters 10 --log-every 1 --eval-every 5 --cluster sim:1Gbps,50us
   --timeline off"
 
