@@ -1,7 +1,9 @@
-// `tetrad advise`: ranks data-parallel methods by their predicted time per
-// iteration on a workload and a cluster, from the α–β cost models of
-// src/tetrad/model/ (docs/advise.md), and with --results DIR checks the
-// advisor's pick against a finished sweep.
+// `tetrad advise`: ranks data-parallel methods by their predicted time to
+// target — time per iteration from the α–β cost models of src/tetrad/model/
+// (docs/advise.md) × the iteration multiplier of the convergence theory
+// (docs/convergence.md) — on a workload and a cluster; with --results DIR it
+// ranks by time per iteration, as before, and checks the advisor's pick
+// against a finished sweep with its measured iterations.
 //
 //   tetrad advise --model cnn --workers 8 --cluster sim:1Gbps,50us
 //   tetrad advise --params 100M --compute 120ms --cluster sim:16x10Gbps,25us
@@ -19,6 +21,8 @@
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/advisor.h"
 #include "tetrad/model/codec_cost.h"
+#include "tetrad/model/compression_error.h"
+#include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/validation.h"
 
 namespace tetrad::app {
@@ -31,6 +35,7 @@ struct AdviseFlags {
   int psShards = 1;
   int repetitions = 5;
   int top = 0;
+  double noiseRatio = model::kDefaultNoiseRatio;
   bool noMeasure = false;
 };
 
@@ -85,6 +90,8 @@ void runAdvise(const AdviseFlags& f) {
   TETRAD_CHECK(f.repetitions >= 1, InvalidArgument, "--repetitions must be >= 1, got {}",
                f.repetitions);
   TETRAD_CHECK(f.top >= 0, InvalidArgument, "--top must be >= 0, got {}", f.top);
+  TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
+               "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
   model::ModelContext context;
   context.workload = f.model.empty() ? model::parameterWorkload(parseParameterCount(f.params))
                                      : model::modelWorkload(f.model);
@@ -127,26 +134,57 @@ void runAdvise(const AdviseFlags& f) {
         f.repetitions,
         w.parameters > model::kMeasureElements ? " (4M floats, scaled to the model)" : "");
   }
-  std::printf("# predicted time per iteration (ms) = its derivation; [! ...] caveats\n");
   const model::Ranking ranking = model::rankMethods(candidates, context);
   const model::PenaltyTable penalties = model::measuredPenalties(measured);
-  const std::vector<std::string> lines = model::formatRanking(ranking, penalties);
-  for (size_t i = 0; i < lines.size() && (f.top == 0 || int(i) < f.top); ++i) {
-    std::printf("%s\n", lines[i].c_str());
+  // Without --results: time to target = time per iteration × multiplier.
+  // With it: time per iteration, as the validation below compares it with
+  // measured iterations.
+  std::vector<std::string> lines;
+  std::vector<std::pair<model::Prediction, double>> order;  // ranked, with printed ms
+  if (f.results.empty()) {
+    auto errors = std::make_shared<std::map<std::string, double>>();
+    const model::Workload workload = context.workload;
+    const model::CompressionErrorFunction error = [errors, workload](const Compressor& c) {
+      auto it = errors->find(c.spec());
+      if (it != errors->end()) return it->second;
+      return (*errors)[c.spec()] = model::measureWorkloadError(c, workload).ratio;
+    };
+    std::printf(
+        "# predicted time to target, in ms per BSP iteration = time per iteration × iteration "
+        "multiplier [its theory: docs/convergence.md; ω, δ measured here on Gaussian vectors "
+        "of the model's buckets; noise ratio s = %g]; [! ...] caveats\n",
+        f.noiseRatio);
+    const model::TargetRanking target =
+        model::rankByTimeToTarget(ranking, context.network.workers, f.noiseRatio, error);
+    lines = model::formatTargetRanking(target, penalties);
+    for (const auto* part : {&target.covered, &target.uncovered}) {
+      for (const model::TargetPrediction& t : *part) order.emplace_back(t.perIteration, t.seconds);
+    }
+  } else {
+    std::printf("# predicted time per iteration (ms) = its derivation; [! ...] caveats\n");
+    lines = model::formatRanking(ranking, penalties);
+    for (const model::Prediction& p : ranking.ranked) order.emplace_back(p, p.seconds);
+  }
+  int printed = 0;
+  for (const std::string& line : lines) {
+    const bool ranked = !line.starts_with("#");
+    if (f.top > 0 && printed >= f.top) break;
+    std::printf("%s\n", line.c_str());
+    if (ranked) ++printed;
   }
   for (const std::string& skipped : ranking.skipped) {
     std::printf("# skipped %s\n", skipped.c_str());
   }
-  for (const model::Prediction& p : ranking.ranked) {
+  for (const auto& [p, seconds] : order) {
     if (!p.inTrain) continue;
     std::printf("# fastest in tetrad train: %s (%.3f ms)\n", p.method.label().c_str(),
-                p.seconds * 1e3);
+                seconds * 1e3);
     break;
   }
-  for (const model::Prediction& p : ranking.ranked) {
+  for (const auto& [p, seconds] : order) {
     if (!p.inTrain || !p.flags.empty()) continue;
     std::printf("# fastest without accuracy caveats: %s (%.3f ms)\n", p.method.label().c_str(),
-                p.seconds * 1e3);
+                seconds * 1e3);
     break;
   }
   if (!f.results.empty()) {
@@ -166,7 +204,8 @@ void runAdvise(const AdviseFlags& f) {
 CommandRegistration registration([](CommandGroups& groups) {
   auto f = std::make_shared<AdviseFlags>();
   CLI::App* cmd = groups.root->add_subcommand(
-      "advise", "Rank methods by predicted time per iteration (alpha-beta cost models)");
+      "advise",
+      "Rank methods by predicted time to target (alpha-beta cost models x convergence theory)");
   cmd->add_option("--model", f->model, "model whose tensors and FLOPs to use: mlp, cnn, resnet20");
   cmd->add_option("--params", f->params, "a model of N float32 parameters, e.g. 25M");
   cmd->add_option("--compute", f->compute, "compute time per iteration, e.g. 120ms");
@@ -187,6 +226,9 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--repetitions", f->repetitions, "timed rounds per compressor (median)")
       ->capture_default_str();
   cmd->add_option("--top", f->top, "print only the N fastest (0: all)")->capture_default_str();
+  cmd->add_option("--noise-ratio", f->noiseRatio,
+                  "s = sigma^2/(n eps) of the iteration multipliers (docs/convergence.md)")
+      ->capture_default_str();
   cmd->add_option("--results", f->results,
                   "a sweep folder (tetrad run): measured accuracy penalties and agreement");
   cmd->callback([f] { runAdvise(*f); });
