@@ -91,6 +91,39 @@ TEST(modelAdvisor, FlagsAndGossip) {
   }
 }
 
+TEST(modelAdvisor, TimeToTargetIsTimePerIterationTimesMultiplier) {
+  const std::vector<Method> methods = {{"bsp", "allreduce:ring", "none"},
+                                       {"bsp", "allreduce:ring", "qsgd:16"},
+                                       {"bsp", "allreduce:ring", "sign"},
+                                       {"local:4", "allreduce:ring", "none"},
+                                       {"bsp", "allreduce:ring", "topk:0.01,ef"}};
+  const Ranking r = rankMethods(methods, context(modelWorkload("cnn"), "sim:1Gbps,50us", 8));
+  ASSERT_EQ(r.ranked.size(), methods.size());
+  const CompressionErrorFunction fixture = [](const Compressor& c) {
+    return c.unbiased() ? 3.0 : 0.75;  // ω = 3, δ = 0.25
+  };
+  const TargetRanking t = rankByTimeToTarget(r, 8, 1, fixture);
+  ASSERT_EQ(t.covered.size(), 4u);
+  ASSERT_EQ(t.uncovered.size(), 1u);
+  EXPECT_EQ(t.uncovered[0].perIteration.method.compress, "sign");
+  EXPECT_EQ(t.uncovered[0].seconds, t.uncovered[0].perIteration.seconds);
+  for (size_t i = 0; i < t.covered.size(); ++i) {
+    const TargetPrediction& p = t.covered[i];
+    if (i > 0) EXPECT_LE(t.covered[i - 1].seconds, p.seconds);
+    EXPECT_DOUBLE_EQ(p.seconds, p.perIteration.seconds * p.iterations.multiplier);
+    if (p.perIteration.method.compress == "qsgd:16") {
+      EXPECT_DOUBLE_EQ(p.iterations.multiplier, 2.6875);  // ((1 + 3/8) + 4)/2
+    }
+  }
+  const std::vector<std::string> lines = formatTargetRanking(t, {});
+  ASSERT_EQ(lines.size(), 6u);  // 4 covered, the header, 1 uncovered
+  EXPECT_EQ(lines[4], kNoTheoryHeader);
+  EXPECT_NE(lines[5].find("× ? iterations [no theory: "), std::string::npos) << lines[5];
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_NEAR(std::stod(lines[i].substr(5, 11)), t.covered[i].seconds * 1e3, 1e-3) << lines[i];
+  }
+}
+
 TEST(modelAdvisor, MeasuredCodecRunsTheCompressor) {
   const Workload mlp = modelWorkload("mlp");
   const CodecCost topk = measureCodec(*makeCompressor("topk:0.01,ef"), mlp, 1);
