@@ -1,10 +1,54 @@
 // fp16 / bf16 casts (see cast.h). Packet: header, then count 16-bit values.
-// Cost: one pass each way (core/float16.h); 16 bits per element.
+// Cost: one pass each way (core/float16.h); 16 bits per element. The packet
+// is written in place over the recycled buffer (startPacket(), no zero-fill
+// first). With AVX512_BF16, float -> bf16 uses vcvtne2ps2bf16 (round to
+// nearest even, NaN -> quiet NaN, the same bits as core/float16.h's integer
+// rounding) on every 32 floats without a subnormal; that instruction flushes
+// subnormals to zero, so a group with one takes the scalar rounding instead.
 #include "tetrad/compress/cast.h"
+
+#include <bit>
+#include <cstring>
+
+#if defined(__AVX512BF16__) && defined(__AVX512F__)
+#include <immintrin.h>
+#define TETRAD_NATIVE_BF16 1
+#endif
 
 #include "tetrad/compress/packet_alloc.h"
 
 namespace tetrad {
+namespace {
+
+// out = bf16(in), bit for bit floatsToBf16() (core/float16.h).
+void encodeBf16(std::span<const float> in, std::byte* out) {
+  size_t done = 0;
+#if TETRAD_NATIVE_BF16
+  const float* src = in.data();
+  const __m512i absMask = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1),
+                maxSubnormal = _mm512_set1_epi32(0x007fffff);
+  // Lanes holding a subnormal: |x| − 1 < 2^23 − 1 as unsigned (0 < |x| < 2^-126).
+  auto subnormals = [&](__m512i x) {
+    return _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(x, absMask), one),
+                                   maxSubnormal);
+  };
+  for (; done + 32 <= in.size(); done += 32) {
+    const __m512 lo = _mm512_loadu_ps(src + done), hi = _mm512_loadu_ps(src + done + 16);
+    const __mmask16 odd = subnormals(_mm512_castps_si512(lo)) | subnormals(_mm512_castps_si512(hi));
+    if (odd == 0) [[likely]] {
+      _mm512_storeu_si512(out + 2 * done, std::bit_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+    } else {
+      for (size_t i = done; i < done + 32; ++i) {
+        const uint16_t h = floatToBf16(src[i]);
+        std::memcpy(out + 2 * i, &h, 2);
+      }
+    }
+  }
+#endif
+  floatsToBf16(in.subspan(done), out + 2 * done);
+}
+
+}  // namespace
 
 WirePrecision HalfCompressor::summableWire() const {
   return format_ == HalfFormat::kFp16 ? WirePrecision::kFloat16 : WirePrecision::kBFloat16;
@@ -12,19 +56,17 @@ WirePrecision HalfCompressor::summableWire() const {
 
 Packet HalfCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 2 * input.size(), state);
-  ByteWriter writer(packet.bytes);
   const PacketKind kind = format_ == HalfFormat::kFp16 ? PacketKind::kFp16 : PacketKind::kBf16;
-  writePacketHeader(writer, kind, input.size());
-  MutableBytes payload = writer.grow(2 * input.size());
+  // Every payload byte is written below, so the recycled bytes need no zeroing.
+  MutableBytes payload = startPacket(packet.bytes, kPacketHeaderBytes + 2 * input.size(), kind,
+                                     input.size(), 0, state);
   if (format_ == HalfFormat::kFp16) {
     floatsToHalf(input, payload.data());
   } else {
-    floatsToBf16(input, payload.data());
+    encodeBf16(input, payload.data());
   }
   return packet;
 }
-
 void HalfCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const {
   ByteReader reader(packet);
   const PacketKind kind = format_ == HalfFormat::kFp16 ? PacketKind::kFp16 : PacketKind::kBf16;

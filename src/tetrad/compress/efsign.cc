@@ -15,11 +15,11 @@ namespace tetrad {
 Packet EfSignCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1), state);
-  ByteWriter writer(packet.bytes);
-  writePacketHeader(writer, PacketKind::kEfSign, n);
-  MutableBytes scaleSlot = writer.grow(sizeof(float));
-  MutableBytes bits = writer.grow(packedBytes(n, 1));
+  // encodeSignWithFeedback writes every byte after the header (no zero-fill).
+  MutableBytes body = startPacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1),
+                                  PacketKind::kEfSign, n, 0, state);
+  MutableBytes scaleSlot = body.first(sizeof(float));
+  MutableBytes bits = body.subspan(sizeof(float));
   encodeSignWithFeedback(input, state, true, scaleSlot, bits);
   return packet;
 }

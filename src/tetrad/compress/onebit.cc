@@ -120,12 +120,17 @@ Packet OneBitCompressor::encodeStep(std::span<const float> input, CompressorStat
 
   Packet packet;
   const size_t bitBytes = packedBytes(n, 1);
-  reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 8 * cols + bitBytes, state);
-  ByteWriter writer(packet.bytes);
-  writePacketHeader(writer, PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0);
-  if (perColumn_) writer.put<uint64_t>(cols);
-  MutableBytes means = writer.grow(8 * cols);  // filled after the pass
-  MutableBytes bits = writer.grow(bitBytes);
+  const size_t columnBytes = perColumn_ ? sizeof(uint64_t) : 0;
+  // Every byte after the header is written below (startPacket: no zero-fill).
+  MutableBytes body =
+      startPacket(packet.bytes, kPacketHeaderBytes + columnBytes + 8 * cols + bitBytes,
+                  PacketKind::kOneBit, n, perColumn_ ? kPerColumnFlag : 0, state);
+  if (perColumn_) {
+    const uint64_t columns = cols;
+    std::memcpy(body.data(), &columns, sizeof(uint64_t));
+  }
+  MutableBytes means = body.subspan(columnBytes, 8 * cols);  // filled after the pass
+  MutableBytes bits = body.subspan(columnBytes + 8 * cols);
 
   if (cols == 1) {  // per tensor (or one column): the vectorised path
     encodeSignWithFeedback(input, state, false, means, bits);

@@ -2,10 +2,13 @@
 #include "tetrad/compress/packet_alloc.h"
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+
+#include "tetrad/core/error.h"
 
 namespace tetrad {
 
@@ -28,6 +31,27 @@ void reservePacket(ByteBuffer& bytes, size_t size, CompressorState& state) {
     state.spare = ByteBuffer();
   }
   reservePacket(bytes, size);
+}
+
+MutableBytes startPacket(ByteBuffer& bytes, size_t size, PacketKind kind, uint64_t count,
+                         uint16_t flags, CompressorState& state) {
+  TETRAD_CHECK(bytes.empty() && size >= kPacketHeaderBytes, InvalidArgument,
+               "startPacket: {} bytes requested into a buffer of {}", size, bytes.size());
+  if (state.spare.capacity() > bytes.capacity()) {
+    bytes = std::move(state.spare);  // keeps its size: resize() below fills only growth
+    state.spare = ByteBuffer();
+  }
+  if (bytes.capacity() < size) {
+    bytes.clear();  // nothing worth copying into the new allocation
+    reservePacket(bytes, size);
+  }
+  bytes.resize(size);
+  ByteBuffer header;
+  header.reserve(kPacketHeaderBytes);
+  ByteWriter writer(header);
+  writePacketHeader(writer, kind, count, flags);
+  std::memcpy(bytes.data(), header.data(), kPacketHeaderBytes);
+  return MutableBytes(bytes.data() + kPacketHeaderBytes, size - kPacketHeaderBytes);
 }
 
 }  // namespace tetrad

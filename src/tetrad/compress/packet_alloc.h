@@ -10,7 +10,11 @@
 // CompressorState starts the packet in the state's spare buffer, the
 // capacity of a packet handed back with recyclePacket() (compressor.h) after
 // the previous step, so a bucket's packet lives in the same warm pages
-// iteration after iteration.
+// iteration after iteration. startPacket() goes one step further for
+// packets whose every byte the encoder writes itself: it keeps the recycled
+// buffer's old bytes instead of clearing and zero-filling them (ByteWriter::
+// grow() value-initialises what it appends, a whole extra write pass over a
+// multi-megabyte payload), so a steady-state encode writes each byte once.
 //
 // Free functions; thread-safe for distinct buffers and states.
 #pragma once
@@ -25,5 +29,13 @@ namespace tetrad {
 void reservePacket(ByteBuffer& bytes, size_t size);
 // Starts `bytes` (empty) as `state`'s spare buffer, then reserves `size`.
 void reservePacket(ByteBuffer& bytes, size_t size, CompressorState& state);
+
+// Makes `bytes` (empty) a packet of exactly `size` >= kPacketHeaderBytes
+// bytes, in `state`'s spare buffer when it has one, writes the packet header
+// (writePacketHeader()) into its first kPacketHeaderBytes and returns the rest.
+// The returned bytes are NOT zeroed (stale bytes of the recycled packet): the
+// caller must overwrite every one of them.
+MutableBytes startPacket(ByteBuffer& bytes, size_t size, PacketKind kind, uint64_t count,
+                         uint16_t flags, CompressorState& state);
 
 }  // namespace tetrad

@@ -68,11 +68,11 @@ Packet SignCompressor::encodeStep(std::span<const float> gradient, CompressorSta
   // second read hits L1/L2); the scale goes into its slot at the end.
   const size_t n = input.size();
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1), state);
-  ByteWriter writer(packet.bytes);
-  writePacketHeader(writer, PacketKind::kSign, n);
-  MutableBytes scaleSlot = writer.grow(sizeof(float));
-  MutableBytes bits = writer.grow(packedBytes(n, 1));
+  // Every byte after the header is written below (startPacket: no zero-fill).
+  MutableBytes body = startPacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, 1),
+                                  PacketKind::kSign, n, 0, state);
+  MutableBytes scaleSlot = body.first(sizeof(float));
+  MutableBytes bits = body.subspan(sizeof(float));
   double l1 = 0;
   for (size_t start = 0; start < n; start += kPackChunk) {
     const std::span<const float> chunk = input.subspan(start, std::min(kPackChunk, n - start));

@@ -6,11 +6,14 @@
 #include "tetrad/compress/terngrad.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "tetrad/compress/bit_packing.h"
 #include "tetrad/compress/counter_rng.h"
+#include "tetrad/compress/counter_rng_simd.h"
 #include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
@@ -39,18 +42,35 @@ Packet TernGradCompressor::encodeStep(std::span<const float> input, CompressorSt
   const float threshold = finite ? s : 0.0f;
 
   Packet packet;
-  reservePacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, kBits), state);
-  ByteWriter writer(packet.bytes);
-  writePacketHeader(writer, PacketKind::kTernGrad, n);
-  writer.put<float>(s);
-  MutableBytes payload = writer.grow(packedBytes(n, kBits));
+  // Every byte after the header is written below (startPacket: no zero-fill).
+  MutableBytes body = startPacket(packet.bytes, kPacketHeaderBytes + 4 + packedBytes(n, kBits),
+                                  PacketKind::kTernGrad, n, 0, state);
+  std::memcpy(body.data(), &s, sizeof(float));
+  MutableBytes payload = body.subspan(sizeof(float));
 
   const CounterRng rng(state.seed, state.rank, state.step,
                        static_cast<uint64_t>(PacketKind::kTernGrad));
   packCodesByChunk(payload, n, kBits, [&](size_t block, size_t start, std::span<uint16_t> codes) {
     const CounterRng::Key key = rng.blockKey(block);
     const float* x = input.data() + start;
-    for (size_t i = 0; i < codes.size(); ++i) {
+    size_t i = 0;
+#if TETRAD_RNG_SIMD
+    // The same operations on 16 lanes (AVX-512F): the same bits as below.
+    using simd::F32x16, simd::I32x16, simd::U32x16;
+    U32x16 counters = simd::firstCounters();
+    for (; i + 16 <= codes.size(); i += 16) {
+      U32x16 bits;
+      std::memcpy(&bits, x + i, sizeof(bits));
+      const F32x16 a = std::bit_cast<F32x16>(bits & 0x7fffffffu);
+      const F32x16 magnitude = threshold < a ? F32x16{} + threshold : a;  // std::min(a, t)
+      const F32x16 u = simd::uniform(simd::rngBits(key, counters));
+      const I32x16 send = u * threshold < magnitude;  // -1 or 0
+      const U32x16 signCode = (bits >> 31) + 1u;
+      simd::storeCodes(codes.data() + i, signCode & std::bit_cast<U32x16>(send));
+      counters += 16;
+    }
+#endif
+    for (; i < codes.size(); ++i) {
       const float magnitude = std::min(std::fabs(x[i]), threshold);
       const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
       const bool send = u * threshold < magnitude;
