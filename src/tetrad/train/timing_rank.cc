@@ -4,11 +4,14 @@
 // docs/algorithms.md), with no arithmetic on received data.
 #include "tetrad/train/timing_rank.h"
 
+#include "tetrad/train/nonfinite_guard.h"
+
 #include <algorithm>
 #include <limits>
 #include <memory>
 
 #include "tetrad/arch/registry.h"
+#include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/seed.h"
@@ -16,6 +19,7 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute_model.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/run_meter.h"
 #include "tetrad/transport/prefix_transport.h"
 #include "tetrad/transport/tag_space.h"
@@ -70,6 +74,9 @@ class TimingRank {
   }
   double chargeStep() { return timer_->charge(workload_.probe.step, stepFlops_, false); }
   void averageBuckets(ExchangeStream stream, std::span<float> flat);
+  void allreduceFloats(size_t count, ReduceOp op, Tag tag);
+  void consensus();
+  void evaluate(int64_t iteration);
   void runCollective();
   void runPushPull();
   void logIteration(int64_t iteration, double lr);
@@ -89,9 +96,14 @@ class TimingRank {
   std::unique_ptr<RunMeter> meter_;
   std::unique_ptr<LrSchedule> schedule_;
   std::unique_ptr<ComputeTimer> timer_;
+  std::unique_ptr<NonFiniteGuard> guard_;  // collective runs unless --on-nonfinite off
   std::vector<float> grads_, params_;
   double batchFlops_ = 0, stepFlops_ = 0;
-  int64_t perEpoch_ = 0, total_ = 0, logEvery_ = 1;
+  int64_t perEpoch_ = 0, total_ = 0, logEvery_ = 1, lastEval_ = -1;
+  bool mixes_ = false;  // gossip: the workers' models differ
+  // The real run's tags (rank_trainer.cc) for its evaluation and consensus
+  // collectives: two spans each (evaluation.h, consensus.h).
+  Tag evalTag_ = 0, consensusTag_ = 0;
   RankResult result_;
 };
 
@@ -105,6 +117,9 @@ RankResult TimingRank::run() {
   group_ = workerView_ ? workerView_.get() : &world_;
   const Tag broadcastTag = tags_.reserve(kCollectiveTagSpan, "the initial broadcast");
   const Tag totalsTag = tags_.reserve(kCollectiveTagSpan, "run totals");
+  const Tag guardTag = tags_.reserve(kCollectiveTagSpan, "non-finite guard");
+  evalTag_ = tags_.reserve(2 * kCollectiveTagSpan, "evaluation");
+  consensusTag_ = tags_.reserve(2 * kCollectiveTagSpan, "consensus metrics");
 
   perEpoch_ = timingStepsPerEpoch(workload_.trainSamples, workers_, c.batchSize);
   total_ = perEpoch_ * c.epochs;
@@ -165,6 +180,12 @@ RankResult TimingRank::run() {
     stepFlops_ = 4.0 * double(floats);
     exchange_->start(params_.empty() ? std::span<const float>(grads_)
                                      : std::span<const float>(params_));
+    // The real loop's per-iteration agreement (one float per worker, the
+    // same all-gather); push-pull workers check locally, without messages.
+    if (!pushPull && config_.onNonFinite != NonFinitePolicy::kOff) {
+      guard_ = std::make_unique<NonFiniteGuard>(*group_, guardTag, workload_.slots,
+                                                config_.onNonFinite);
+    }
     meter_ = std::make_unique<RunMeter>(world_);
     if (pushPull) {
       runPushPull();
@@ -218,14 +239,45 @@ void TimingRank::averageBuckets(ExchangeStream stream, std::span<float> flat) {
   meter_->addComm(world_.now() - start);
 }
 
+void TimingRank::allreduceFloats(size_t count, ReduceOp op, Tag tag) {
+  std::vector<float> values(count, 0.0f);
+  allreduce(*group_, values, {config_.allreduce, op, tag});
+}
+
+// consensusDistance() of consensus.cc: the average model, then one float.
+void TimingRank::consensus() {
+  allreduceFloats(params_.size(), ReduceOp::kAverage, consensusTag_);
+  allreduceFloats(1, ReduceOp::kSum, consensusTag_ + kCollectiveTagSpan);
+}
+
+// RankTrainer::evaluate() of a collective run: the average model (gossip),
+// then evaluateOnRanks(): the buffers' average and the statistics' sum.
+// Rank 0's evaluation of its own model (gossip) runs on rank 0 alone.
+void TimingRank::evaluate(int64_t iteration) {
+  meter_->beginEval();
+  if (mixes_) allreduceFloats(params_.size(), ReduceOp::kAverage, consensusTag_);
+  if (workload_.bufferFloats > 0 && group_->size() > 1)
+    allreduceFloats(workload_.bufferFloats, ReduceOp::kAverage, evalTag_ + kCollectiveTagSpan);
+  allreduceFloats(3, ReduceOp::kSum, evalTag_);
+  meter_->endEval();
+  lastEval_ = iteration;
+}
+
 void TimingRank::runCollective() {
   const bool mixes = exchange_->mixesModels();
+  mixes_ = mixes;
   int64_t iteration = 0, mixSteps = 0;
   while (iteration < total_) {
     const double lr = schedule_->at(iteration);
     SyncPoint point = sync_->at(iteration);
     if (mixes && point.reduceGradients) point = {false, true};
     charge(chargeBatch());
+    if (guard_) {
+      // No values to scan (an empty buffer is finite): only the messages.
+      const double start = world_.now();
+      guard_->agree(iteration + 1, 0.0, {});
+      meter_->addComm(world_.now() - start);
+    }
     if (point.reduceGradients) averageBuckets(ExchangeStream::kGradients, grads_);
     charge(chargeStep());
     if (point.averageModels && mixes) {
@@ -240,7 +292,10 @@ void TimingRank::runCollective() {
     ++iteration;
     result_.iterations = iteration;
     logIteration(iteration, lr);
+    const int64_t every = config_.given.evalEvery;
+    if (iteration % perEpoch_ == 0 || (every > 0 && iteration % every == 0)) evaluate(iteration);
   }
+  if (lastEval_ != iteration) evaluate(iteration);
 }
 
 void TimingRank::runPushPull() {
@@ -267,8 +322,14 @@ void TimingRank::runPushPull() {
 }
 
 void TimingRank::logIteration(int64_t iteration, double lr) {
+  const bool line = iteration % logEvery_ == 0 || iteration == total_;
+  if (line && mixes_) {
+    meter_->beginEval();
+    consensus();
+    meter_->endEval();
+  }
   if (!recorder_) return;
-  if (iteration % logEvery_ == 0 || iteration == total_) {
+  if (line) {
     MetricsRecord record = meter_->record("train", iteration, double(iteration) / perEpoch_);
     record.loss = record.accuracy = kNoModel;  // written as null
     record.lr = lr;

@@ -8,7 +8,9 @@
 //
 // Per iteration, as RankTrainer (rank_trainer.h) does:
 //   collective policies (bsp, local:H, post-local, gossip): charge compute ->
-//     [average the gradient buckets] -> charge the step ->
+//     [the non-finite guard's agreement: its all-gather of one float per
+//     worker, unless --on-nonfinite off] -> [average the gradient buckets] ->
+//     charge the step ->
 //     [average the model-change buckets | mix models with the neighbours];
 //   push-pull policies (ssp, asp): charge compute and step -> push, pull.
 // The buffers hold seeded values in [-1, 1) once, at the start; compressors
@@ -16,8 +18,13 @@
 // untouched; sizes of the accepted compressors do not depend on the values).
 // Set-up mirrors the real run (rank 0 broadcasts the parameters, servers are
 // seeded) so that every rank starts its clock where a real run would.
-// Evaluations do not happen (no model): metrics lines carry loss and
-// accuracy as null, and gossip runs report no consensus distance.
+// Evaluations compute nothing (no model) but send the real run's messages
+// at the real run's points (rank_trainer_eval.cc: the buffers' and the
+// statistics' all-reduces; with gossip, the average model's and, on every
+// metrics line, the consensus distance's), bracketed out of the training
+// time as there, so that the clocks of the two runs stay alike: metrics
+// lines carry loss and accuracy as null, and gossip runs report no
+// consensus distance.
 //
 // The parameter server needs message payloads (its servers parse packets),
 // so `ps` runs on a transport that carries them: sizes and times are exact,
@@ -45,6 +52,9 @@ struct TimingWorkload {
   double forwardFlops = 0;           // one forward pass of one sample (flops:GFLOPS)
   size_t trainSamples = 0;           // training-set size (iterations per epoch)
   ComputeProbe probe;                // --compute measured[*F]: the probe's seconds
+  // Floats of the model's floating-point buffers (batch-norm running mean
+  // and variance), which every evaluation averages across the workers.
+  size_t bufferFloats = 0;
 };
 
 // Iterations per epoch of a timing-only run: as a real run, but at least one

@@ -64,6 +64,16 @@ TimingWorkload timingWorkload(const ResolvedConfig& config) {
                          size_t(layer.tensorElements[t]), layer.tensorShapes[t]});
     }
   }
+  // Batch-norm layers (named "bn", "bn1", "shortcut.bn", ...) keep a running
+  // mean and variance per channel (their tensors: weight and bias, one per
+  // channel); models.cc's BatchNorm2d has no other floating buffer.
+  for (const sched::LayerShape& layer : layers) {
+    const std::string_view name = layer.name;
+    const size_t dot = name.rfind('.');
+    const std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+    if (last.starts_with("bn") && !layer.tensorElements.empty())
+      w.bufferFloats += 2 * size_t(layer.tensorElements[0]);
+  }
   w.forwardFlops = modelForwardFlops(layers);
   w.trainSamples = data.trainSamples;
   if (config.compute.kind == ComputeSpec::Kind::kMeasured) {
