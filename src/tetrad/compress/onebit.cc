@@ -14,6 +14,10 @@
 #include <cstring>
 #include <vector>
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#include <immintrin.h>
+#endif
+
 #include "tetrad/compress/bit_packing.h"
 #include "tetrad/compress/efsign.h"
 #include "tetrad/compress/packet_alloc.h"
@@ -76,6 +80,98 @@ std::vector<float> pendingPairs(const CompressorState& state, size_t groups, con
   return it->second;
 }
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#define TETRAD_SIGN_FEEDBACK_SIMD 1
+// vmath::correctAddInto<kAbs> on one chunk (len <= vmath::kFlush) followed by
+// packSignBits of the new p, fused: every 64 elements are four 16-lane
+// vectors that are corrected, stored, summed into the same 64 lanes as
+// correctAddInto's (then reduced in the same order, so the sums are bit for
+// bit its sums) and whose sign masks are stored as they are, 16 bits at a
+// time. The elements after the last whole 64 go through correctAddInto's
+// scalar tail and packSignBits. Adds the chunk's sums to the totals.
+// first + second, with `first` as the instruction's first source. When both
+// are NaN an x86 add returns the first source's NaN, and the loops this
+// kernel replaces (correctAddInto as GCC 12 compiles it) put the new term
+// first in the 64 vector lanes and the running sum first in the scalar tail
+// and the lane reduction; pinning the same orders keeps the NaN bits of a
+// sum over a tensor with several NaNs as they were (checked against the old
+// code on random bit patterns).
+inline __m512 addFirst(__m512 first, __m512 second) {
+  __m512 sum;
+  asm("vaddps %2, %1, %0" : "=v"(sum) : "v"(first), "v"(second));
+  return sum;
+}
+
+inline float addFirst(float first, float second) {
+  float sum;
+  asm("vaddss %2, %1, %0" : "=v"(sum) : "v"(first), "v"(second));
+  return sum;
+}
+
+template <bool kAbs>
+void correctAddPackChunk(const float* __restrict x, float* __restrict p, size_t len, float positive,
+                         float negative, MutableBytes bits, double& absTotal, double& positiveTotal,
+                         double& allTotal) {
+  constexpr size_t kLanes = vmath::kLanes;
+  static_assert(kLanes == 64);
+  using F32x16 = float __attribute__((vector_size(64)));
+  using U32x16 = uint32_t __attribute__((vector_size(64)));
+  const __m512 pos = _mm512_set1_ps(positive), neg = _mm512_set1_ps(negative);
+  __m512 a[4] = {}, b[4] = {};
+  size_t i = 0;
+  for (; i + kLanes <= len; i += kLanes) {
+    for (int k = 0; k < 4; ++k) {
+      const size_t at = i + 16 * static_cast<size_t>(k);
+      F32x16 old, in;
+      std::memcpy(&old, p + at, sizeof(old));
+      std::memcpy(&in, x + at, sizeof(in));
+      const F32x16 sent = std::bit_cast<F32x16>(
+          _mm512_mask_blend_ps(_mm512_movepi32_mask(std::bit_cast<__m512i>(old)), pos, neg));
+      const F32x16 v = in + (old - sent);
+      std::memcpy(p + at, &v, sizeof(v));
+      const __mmask16 sign = _mm512_movepi32_mask(std::bit_cast<__m512i>(v));
+      std::memcpy(bits.data() + at / 8, &sign, sizeof(sign));
+      if constexpr (kAbs) {
+        a[k] = addFirst(std::bit_cast<__m512>(std::bit_cast<U32x16>(v) & 0x7fffffffu), a[k]);
+      } else {
+        const F32x16 keep = __builtin_convertvector(1u - (std::bit_cast<U32x16>(v) >> 31), F32x16);
+        a[k] = addFirst(std::bit_cast<__m512>(v * keep), a[k]);
+        b[k] = addFirst(std::bit_cast<__m512>(v), b[k]);
+      }
+    }
+  }
+  float la[kLanes], lb[kLanes];
+  for (int k = 0; k < 4; ++k) {
+    std::memcpy(la + 16 * k, &a[k], sizeof(a[k]));
+    std::memcpy(lb + 16 * k, &b[k], sizeof(b[k]));
+  }
+  for (size_t t = i; t < len; ++t) {  // correctAddInto's tail, into lane 0
+    const float old = p[t];
+    const float v = x[t] + (old - vmath::sentValue(old, positive, negative));
+    p[t] = v;
+    if constexpr (kAbs) {
+      la[0] = addFirst(la[0], std::fabs(v));
+    } else {
+      const float keep = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
+      la[0] = addFirst(la[0], v * keep);
+      lb[0] = addFirst(lb[0], v);
+    }
+  }
+  if (i < len) {
+    packSignBits(std::span<const float>(p + i, len - i),
+                 bits.subspan(i / 8, packedBytes(len - i, 1)));
+  }
+  float sa = 0, sb = 0;
+  for (size_t j = 0; j < kLanes; ++j) {
+    sa = addFirst(sa, la[j]);
+    sb = addFirst(sb, lb[j]);
+  }
+  absTotal += sa;
+  positiveTotal += sa;
+  allTotal += sb;
+}
+#endif
+
 }  // namespace
 
 void encodeSignWithFeedback(std::span<const float> input, CompressorState& state, bool absScale,
@@ -87,8 +183,23 @@ void encodeSignWithFeedback(std::span<const float> input, CompressorState& state
   double l1 = 0, positiveSum = 0, totalSum = 0;
   // Chunk by chunk: new p = x + (old p − sent(old p)) and its sums, then the
   // sign bits of the new p while the chunk is still in cache.
+  static_assert(kPackChunk == vmath::kFlush, "a chunk is one flush of the partial sums");
   for (size_t start = 0; start < n; start += kPackChunk) {
     const size_t len = std::min(kPackChunk, n - start);
+#if TETRAD_SIGN_FEEDBACK_SIMD
+    {
+      const MutableBytes chunkBits = bits.subspan(start / 8, packedBytes(len, 1));
+      double unused = 0;
+      if (absScale) {
+        correctAddPackChunk<true>(input.data() + start, r + start, len, old[0], old[1], chunkBits,
+                                  l1, unused, unused);
+      } else {
+        correctAddPackChunk<false>(input.data() + start, r + start, len, old[0], old[1], chunkBits,
+                                   unused, positiveSum, totalSum);
+      }
+      continue;
+    }
+#endif
     std::span<const float> x = input.subspan(start, len);
     std::span<float> chunk(r + start, len);
     if (absScale) {
