@@ -17,10 +17,16 @@
 #include "tetrad/compress/packet_alloc.h"
 #include "tetrad/compress/vector_math.h"
 
+#if TETRAD_RNG_SIMD && defined(__AVX512DQ__) && defined(__BMI2__)
+#include <immintrin.h>
+#define TETRAD_TERNARY_SIMD 1
+#endif
+
 namespace tetrad {
 namespace {
 constexpr unsigned kBits = 2;
-}
+static_assert(kPackChunk % 16 == 0 && kPackChunk * kBits % 8 == 0);
+}  // namespace
 
 std::string TernGradCompressor::spec() const {
   return clipSigmas_ > 0 ? fmt::format("terngrad:clip={}", clipSigmas_) : "terngrad";
@@ -50,34 +56,65 @@ Packet TernGradCompressor::encodeStep(std::span<const float> input, CompressorSt
 
   const CounterRng rng(state.seed, state.rank, state.step,
                        static_cast<uint64_t>(PacketKind::kTernGrad));
-  packCodesByChunk(payload, n, kBits, [&](size_t block, size_t start, std::span<uint16_t> codes) {
+  size_t start = 0, block = 0;  // whole kPackChunk blocks, kPackChunk / 4 bytes each
+#if TETRAD_TERNARY_SIMD
+  // The codes of 16 elements are two 16-bit masks (send and sign), deposited
+  // into the even bits (code 1, +s) and odd bits (code 2, -s) of one 32-bit
+  // word of the payload: the bit_packing.h layout, without codes in memory.
+  for (; start + kPackChunk <= n; start += kPackChunk, ++block) {
     const CounterRng::Key key = rng.blockKey(block);
     const float* x = input.data() + start;
-    size_t i = 0;
-#if TETRAD_RNG_SIMD
-    // The same operations on 16 lanes (AVX-512F): the same bits as below.
-    using simd::F32x16, simd::I32x16, simd::U32x16;
-    U32x16 counters = simd::firstCounters();
-    for (; i + 16 <= codes.size(); i += 16) {
-      U32x16 bits;
-      std::memcpy(&bits, x + i, sizeof(bits));
-      const F32x16 a = std::bit_cast<F32x16>(bits & 0x7fffffffu);
-      const F32x16 magnitude = threshold < a ? F32x16{} + threshold : a;  // std::min(a, t)
-      const F32x16 u = simd::uniform(simd::rngBits(key, counters));
-      const I32x16 send = u * threshold < magnitude;  // -1 or 0
-      const U32x16 signCode = (bits >> 31) + 1u;
-      simd::storeCodes(codes.data() + i, signCode & std::bit_cast<U32x16>(send));
+    std::byte* out = payload.data() + start / 4;
+    const __m512 t = _mm512_set1_ps(threshold);
+    simd::U32x16 counters = simd::firstCounters();
+    for (size_t i = 0; i < kPackChunk; i += 16) {
+      const __m512 v = _mm512_loadu_ps(x + i);
+      const simd::F32x16 a =
+          std::bit_cast<simd::F32x16>(std::bit_cast<simd::U32x16>(v) & 0x7fffffffu);
+      const simd::F32x16 magnitude = threshold < a ? simd::F32x16{} + threshold : a;
+      const simd::F32x16 u = simd::uniform(simd::rngBits(key, counters));
+      const unsigned send = _mm512_cmp_ps_mask(_mm512_mul_ps(std::bit_cast<__m512>(u), t),
+                                               std::bit_cast<__m512>(magnitude), _CMP_LT_OQ);
+      const unsigned negative = _mm512_movepi32_mask(_mm512_castps_si512(v));
+      const uint32_t word =
+          _pdep_u32(send & ~negative, 0x55555555u) | _pdep_u32(send & negative, 0xaaaaaaaau);
+      std::memcpy(out + i / 4, &word, sizeof(word));
       counters += 16;
     }
+  }
 #endif
-    for (; i < codes.size(); ++i) {
-      const float magnitude = std::min(std::fabs(x[i]), threshold);
-      const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
-      const bool send = u * threshold < magnitude;
-      const uint16_t signCode = std::signbit(x[i]) ? 2 : 1;
-      codes[i] = send ? signCode : 0;
-    }
-  });
+  // The rest (every block without AVX-512), through 16-bit codes.
+  const size_t done = start;
+  packCodesByChunk(
+      payload.subspan(done / 4), n - done, kBits,
+      [&](size_t rest, size_t, std::span<uint16_t> codes) {
+        const CounterRng::Key key = rng.blockKey(block + rest);
+        const float* x = input.data() + done + rest * kPackChunk;
+        size_t i = 0;
+#if TETRAD_RNG_SIMD
+        // The same operations on 16 lanes (AVX-512F): the same bits as below.
+        using simd::F32x16, simd::I32x16, simd::U32x16;
+        U32x16 counters = simd::firstCounters();
+        for (; i + 16 <= codes.size(); i += 16) {
+          U32x16 bits;
+          std::memcpy(&bits, x + i, sizeof(bits));
+          const F32x16 a = std::bit_cast<F32x16>(bits & 0x7fffffffu);
+          const F32x16 magnitude = threshold < a ? F32x16{} + threshold : a;  // std::min(a, t)
+          const F32x16 u = simd::uniform(simd::rngBits(key, counters));
+          const I32x16 send = u * threshold < magnitude;  // -1 or 0
+          const U32x16 signCode = (bits >> 31) + 1u;
+          simd::storeCodes(codes.data() + i, signCode & std::bit_cast<U32x16>(send));
+          counters += 16;
+        }
+#endif
+        for (; i < codes.size(); ++i) {
+          const float magnitude = std::min(std::fabs(x[i]), threshold);
+          const float u = CounterRng::uniform(CounterRng::bits(key, static_cast<uint32_t>(i)));
+          const bool send = u * threshold < magnitude;
+          const uint16_t signCode = std::signbit(x[i]) ? 2 : 1;
+          codes[i] = send ? signCode : 0;
+        }
+      });
   return packet;
 }
 
