@@ -1,16 +1,17 @@
 // fp16 / bf16 casts (see cast.h). Packet: header, then count 16-bit values.
 // Cost: one pass each way (core/float16.h); 16 bits per element. The packet
 // is written in place over the recycled buffer (startPacket(), no zero-fill
-// first). With AVX512_BF16, float -> bf16 uses vcvtne2ps2bf16 (round to
+// first). With AVX512_BF16 (and DQ), float -> bf16 uses vcvtne2ps2bf16 (round to
 // nearest even, NaN -> quiet NaN, the same bits as core/float16.h's integer
 // rounding) on every 32 floats without a subnormal; that instruction flushes
-// subnormals to zero, so a group with one takes the scalar rounding instead.
+// subnormals to zero, so a group with one (vfpclassps) takes the scalar
+// rounding instead.
 #include "tetrad/compress/cast.h"
 
 #include <bit>
 #include <cstring>
 
-#if defined(__AVX512BF16__) && defined(__AVX512F__)
+#if defined(__AVX512BF16__) && defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
 #define TETRAD_NATIVE_BF16 1
 #endif
@@ -25,16 +26,11 @@ void encodeBf16(std::span<const float> in, std::byte* out) {
   size_t done = 0;
 #if TETRAD_NATIVE_BF16
   const float* src = in.data();
-  const __m512i absMask = _mm512_set1_epi32(0x7fffffff), one = _mm512_set1_epi32(1),
-                maxSubnormal = _mm512_set1_epi32(0x007fffff);
-  // Lanes holding a subnormal: |x| − 1 < 2^23 − 1 as unsigned (0 < |x| < 2^-126).
-  auto subnormals = [&](__m512i x) {
-    return _mm512_cmplt_epu32_mask(_mm512_sub_epi32(_mm512_and_si512(x, absMask), one),
-                                   maxSubnormal);
-  };
+  constexpr int kSubnormal = 0x20;  // vfpclassps category: denormal, either sign
   for (; done + 32 <= in.size(); done += 32) {
     const __m512 lo = _mm512_loadu_ps(src + done), hi = _mm512_loadu_ps(src + done + 16);
-    const __mmask16 odd = subnormals(_mm512_castps_si512(lo)) | subnormals(_mm512_castps_si512(hi));
+    const __mmask16 odd =
+        _mm512_fpclass_ps_mask(lo, kSubnormal) | _mm512_fpclass_ps_mask(hi, kSubnormal);
     if (odd == 0) [[likely]] {
       _mm512_storeu_si512(out + 2 * done, std::bit_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
     } else {
