@@ -4,8 +4,6 @@
 // docs/algorithms.md), with no arithmetic on received data.
 #include "tetrad/train/timing_rank.h"
 
-#include "tetrad/train/nonfinite_guard.h"
-
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -183,8 +181,8 @@ RankResult TimingRank::run() {
     // The real loop's per-iteration agreement (one float per worker, the
     // same all-gather); push-pull workers check locally, without messages.
     if (!pushPull && config_.onNonFinite != NonFinitePolicy::kOff) {
-      guard_ = std::make_unique<NonFiniteGuard>(*group_, guardTag, workload_.slots,
-                                                config_.onNonFinite);
+      guard_ =
+          std::make_unique<NonFiniteGuard>(*group_, guardTag, workload_.slots, config_.onNonFinite);
     }
     meter_ = std::make_unique<RunMeter>(world_);
     if (pushPull) {
@@ -261,6 +259,13 @@ void TimingRank::evaluate(int64_t iteration) {
   allreduceFloats(3, ReduceOp::kSum, evalTag_);
   meter_->endEval();
   lastEval_ = iteration;
+  // The eval line, as a real run writes it (its time: the training time at
+  // that evaluation; `tetrad retime` reads the time to target there).
+  if (recorder_) {
+    MetricsRecord record = meter_->record("eval", iteration, double(iteration) / perEpoch_);
+    record.loss = record.accuracy = kNoModel;  // written as null
+    recorder_->record(record);
+  }
 }
 
 void TimingRank::runCollective() {

@@ -116,17 +116,18 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
       std::string folder = c.out.empty() ? (std::filesystem::path("runs") / name).string() : c.out;
       recorder = std::make_unique<RunRecorder>(folder, !c.quiet);
       recorder->writeConfig(configToJson(config, workers));
-      std::printf(
-          "tetrad train --timing-only: model %s (%lld parameters), %d workers%s on %s, "
-          "compute %s%s\n",
-          c.model.c_str(), static_cast<long long>(parameters), workers,
-          servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str(),
-          config.compute.toString().c_str(),
-          config.compute.kind == ComputeSpec::Kind::kMeasured
-              ? fmt::format(" (probe: {:.3g} s forward/backward, {:.3g} s step)",
-                            workload.probe.forwardBackward, workload.probe.step)
-                    .c_str()
-              : "");
+      if (c.announce)
+        std::printf(
+            "tetrad train --timing-only: model %s (%lld parameters), %d workers%s on %s, "
+            "compute %s%s\n",
+            c.model.c_str(), static_cast<long long>(parameters), workers,
+            servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str(),
+            config.compute.toString().c_str(),
+            config.compute.kind == ComputeSpec::Kind::kMeasured
+                ? fmt::format(" (probe: {:.3g} s forward/backward, {:.3g} s step)",
+                              workload.probe.forwardBackward, workload.probe.step)
+                      .c_str()
+                : "");
       std::fflush(stdout);
     }
     RankResult r = runTimingRank(config, workload, t, recorder.get(), totals);
