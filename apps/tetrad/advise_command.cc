@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 
+#include "advise_map.h"
 #include "command.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
@@ -212,8 +213,8 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--gflops", f->gflops,
                   "compute speed: 3 x forward FLOPs x batch at X GFLOP/s (default 100)");
   cmd->add_option("--workers", f->workers, "workers (default: the hosts the cluster fixes)");
-  cmd->add_option("--cluster", f->cluster, "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2")
-      ->required();
+  cmd->add_option("--cluster", f->cluster,
+                  "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2 (required unless --map)");
   cmd->add_option("--net-model", f->netModel,
                   "network model of the predictions: lv08 (SimGrid's default TCP factors), cm02 "
                   "(plain α–β, the default) or profile:FILE (a calibrated network, `tetrad "
@@ -231,7 +232,28 @@ CommandRegistration registration([](CommandGroups& groups) {
       ->capture_default_str();
   cmd->add_option("--results", f->results,
                   "a sweep folder (tetrad run): measured accuracy penalties and agreement");
-  cmd->callback([f] { runAdvise(*f); });
+  auto map = std::make_shared<AdviseMapFlags>();
+  auto mapOn = std::make_shared<bool>(false);
+  cmd->add_flag("--map", *mapOn,
+                "with --results: the fastest method to target per network (bandwidth x latency "
+                "grid), map.csv and pictures in the sweep folder");
+  cmd->add_option("--map-bandwidth", map->bandwidths, "the map's bandwidths: MIN:MAX:STEPS")
+      ->capture_default_str();
+  cmd->add_option("--map-latency", map->latencies, "the map's latencies: MIN:MAX:STEPS")
+      ->capture_default_str();
+  cmd->callback([f, map, mapOn] {
+    if (*mapOn) {
+      TETRAD_CHECK(!f->results.empty(), InvalidArgument,
+                   "--map draws a finished sweep: give --results DIR");
+      map->results = f->results;
+      map->netModel = f->netModel;
+      runAdviseMap(*map);
+      return;
+    }
+    TETRAD_CHECK(!f->cluster.empty(), InvalidArgument,
+                 "--cluster is required (sim:[Nx]BW,LAT ...), unless --map");
+    runAdvise(*f);
+  });
 });
 
 }  // namespace

@@ -44,6 +44,17 @@ std::string unfinished(const std::vector<RunRecord>& records) {
   return text.empty() ? "" : "\n## Runs without results\n\n" + text;
 }
 
+// The method map of `tetrad advise --results DIR --map` (method_map.h), when
+// it has been drawn into this folder.
+std::string mapSection(const std::string& dir) {
+  if (!fs::exists(fs::path(dir) / "map_winner.png")) return "";
+  return "## Which method wins where\n\n"
+         "From `tetrad advise --results DIR --map`: synchronous methods retimed on each "
+         "network, asynchronous ones from the cost model (map.csv has each cell's times).\n\n"
+         "![map_winner](map_winner.png) ([SVG](map_winner.svg))\n\n"
+         "![map_time](map_time.png) ([SVG](map_time.svg))\n\n";
+}
+
 }  // namespace
 
 ReportFiles writeReport(const std::string& dir) {
@@ -81,7 +92,7 @@ ReportFiles writeReport(const std::string& dir) {
       "(simulated seconds on SimGrid clusters), per-iteration values are means over ranks "
       "and seeds (columns: docs/experiments.md).\n\n",
       dir, files.runs, files.finished);
-  markdown += files.tables + plotLinks(plots.images) + unfinished(records);
+  markdown += files.tables + plotLinks(plots.images) + mapSection(dir) + unfinished(records);
   files.markdownPath = (fs::path(dir) / "report.md").string();
   writeText(files.markdownPath, markdown);
   return files;

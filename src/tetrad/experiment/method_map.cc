@@ -1,0 +1,212 @@
+#include "tetrad/experiment/method_map.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/experiment/gnuplot.h"
+
+namespace tetrad::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <typename Parse>
+MapAxis parseAxis(const std::string& text, const std::string& what, Parse parse) {
+  const size_t first = text.find(':');
+  const size_t second = first == std::string::npos ? first : text.find(':', first + 1);
+  TETRAD_CHECK(second != std::string::npos && text.find(':', second + 1) == std::string::npos,
+               InvalidArgument, "invalid {} '{}': use MIN:MAX:STEPS", what, text);
+  double low = 0, high = 0;
+  int64_t steps = 0;
+  try {
+    low = parse(text.substr(0, first));
+    high = parse(text.substr(first + 1, second - first - 1));
+    steps = parseInteger(text.substr(second + 1), what);
+  } catch (const Error& e) {
+    throw InvalidArgument(fmt::format("invalid {} '{}': {}", what, text, e.what()));
+  }
+  TETRAD_CHECK(low > 0 && high > 0, InvalidArgument, "invalid {} '{}': values must be positive",
+               what, text);
+  TETRAD_CHECK(low <= high, InvalidArgument, "invalid {} '{}': min is larger than max", what, text);
+  TETRAD_CHECK(steps >= 1 && steps <= 64, InvalidArgument,
+               "invalid {} '{}': STEPS must be in [1, 64]", what, text);
+  TETRAD_CHECK(steps > 1 || low == high, InvalidArgument,
+               "invalid {} '{}': one step needs min = max", what, text);
+  MapAxis axis;
+  for (int64_t i = 0; i < steps; ++i) {
+    const double t = steps == 1 ? 0 : double(i) / double(steps - 1);
+    axis.values.push_back(std::exp(std::log(low) + t * (std::log(high) - std::log(low))));
+  }
+  return axis;
+}
+
+// A CSV field: quoted when it holds a comma or a quote (RFC 4180).
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Word-safe label for gnuplot (no quotes or spaces).
+std::string plotWord(const std::string& text) {
+  std::string out;
+  for (char c : text) out += (c == '"' || c == '\'' || c == ' ' || c == '\t') ? '_' : c;
+  return out;
+}
+
+}  // namespace
+
+MapAxis parseBandwidthAxis(const std::string& text, const std::string& what) {
+  return parseAxis(text, what, [](const std::string& v) { return parseBandwidth(v); });
+}
+
+MapAxis parseLatencyAxis(const std::string& text, const std::string& what) {
+  return parseAxis(text, what, [](const std::string& v) { return parseDuration(v); });
+}
+
+std::string mapClusterSpec(double bytesPerSecond, double latencySeconds) {
+  return fmt::format("sim:{:.0f}Mbps,{:.0f}ns", bytesPerSecond * 8 / 1e6, latencySeconds * 1e9);
+}
+
+std::string winnerOf(const MapCell& cell) {
+  std::string winner;
+  double best = std::numeric_limits<double>::infinity();
+  for (const MapEntry& e : cell.entries) {
+    if (std::isfinite(e.timeToTarget) && e.timeToTarget < best) {
+      best = e.timeToTarget;
+      winner = e.method;
+    }
+  }
+  return winner;
+}
+
+MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
+  TETRAD_CHECK(!cells.empty(), InvalidArgument, "the map has no cell");
+  fs::create_directories(dir);
+  MapFiles files;
+  files.csv = (fs::path(dir) / "map.csv").string();
+  {
+    std::ofstream csv(files.csv);
+    csv << "bandwidth_bps,latency_s,cluster,method,time_to_target,source,winner\n";
+    for (const MapCell& cell : cells) {
+      const std::string winner = winnerOf(cell);
+      for (const MapEntry& e : cell.entries) {
+        csv << fmt::format(
+            "{:.6g},{:.6g},{},{},{},{},{}\n", cell.bandwidth * 8, cell.latency,
+            csvField(mapClusterSpec(cell.bandwidth, cell.latency)), csvField(e.method),
+            std::isfinite(e.timeToTarget) ? fmt::format("{:.9g}", e.timeToTarget) : std::string(),
+            e.source, e.method == winner ? 1 : 0);
+      }
+    }
+    TETRAD_CHECK(csv.good(), Error, "cannot write {}", files.csv);
+  }
+
+  // Methods in entry order; the grid's axes.
+  std::vector<std::string> methods;
+  std::map<double, int> bandwidths, latencies;
+  for (const MapCell& cell : cells) {
+    bandwidths[cell.bandwidth] = 0;
+    latencies[cell.latency] = 0;
+    for (const MapEntry& e : cell.entries) {
+      if (std::find(methods.begin(), methods.end(), e.method) == methods.end())
+        methods.push_back(e.method);
+    }
+  }
+  const std::string png = pngTerminal(dir);
+  // One colour per method (cycled past ten), its legend entry an empty
+  // plot in that colour.
+  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  std::string winnerData, timeData, palette, legend;
+  for (size_t m = 0; m < methods.size(); ++m) {
+    const char* colour = kColours[m % 10];
+    palette += fmt::format("{}{} '{}'", m ? ", " : "", m, colour);
+    legend += fmt::format(", NaN with boxes fill solid lc rgb '{}' title '{}'", colour,
+                          plotWord(methods[m]));
+  }
+  if (methods.size() == 1) palette += fmt::format(", 1 '{}'", kColours[0]);
+  // Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index
+  // (NaN where no method reaches the target: left blank).
+  for (const MapCell& cell : cells) {
+    const std::string winner = winnerOf(cell);
+    const auto it = std::find(methods.begin(), methods.end(), winner);
+    winnerData += fmt::format(
+        "{:.6g}\t{:.6g}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
+        std::log10(cell.latency * 1e6),
+        it == methods.end() ? std::string("NaN") : std::to_string(it - methods.begin()));
+  }
+  // Time to target against bandwidth at the middle latency, a block per method.
+  auto middle = latencies.begin();
+  std::advance(middle, latencies.size() / 2);
+  std::string timeNames;
+  int timeBlocks = 0;
+  for (const std::string& method : methods) {
+    std::string block;
+    for (const MapCell& cell : cells) {
+      if (cell.latency != middle->first) continue;
+      for (const MapEntry& e : cell.entries) {
+        if (e.method == method && std::isfinite(e.timeToTarget))
+          block += fmt::format("{:.6g}\t{:.9g}\n", cell.bandwidth * 8 / 1e9, e.timeToTarget);
+      }
+    }
+    if (block.empty()) continue;  // never reaches the target there
+    bool predicted = false;
+    for (const MapEntry& e : cells.front().entries)
+      predicted = predicted || (e.method == method && e.source != "retimed");
+    timeData += "# " + method + "\n" + block + "\n\n";
+    timeNames += (timeBlocks ? " " : "") + plotWord(method) + (predicted ? "_(cost_model)" : "");
+    ++timeBlocks;
+  }
+  TETRAD_CHECK(timeBlocks > 0, InvalidArgument,
+               "no mapped method reaches the target at {} latency: nothing to draw",
+               formatSeconds(middle->first));
+  // A regular grid of at least 2 × 2 cells is an image; a row or a column
+  // is drawn as squares.
+  const std::string style = bandwidths.size() > 1 && latencies.size() > 1
+                                ? "with image"
+                                : "with points pointtype 5 pointsize 4 palette";
+  std::ofstream(fs::path(dir) / "map_winner.dat") << winnerData;
+  std::ofstream(fs::path(dir) / "map_time.dat") << timeData;
+  const int last = int(methods.size()) - 1;
+  const std::string script = fmt::format(
+      "# Generated by tetrad advise --map: run `gnuplot map.gp` in this folder.\n"
+      "set datafile separator \"\\t\"\n"
+      "set datafile missing \"NaN\"\n"
+      // The winner map.
+      "reset\nset terminal {0} size 900,560 noenhanced\nset output 'map_winner.png'\n"
+      "set title 'Fastest method to the target accuracy'\n"
+      "set xlabel 'bandwidth, log10 Gb/s'\nset ylabel 'latency, log10 us'\n"
+      "set palette maxcolors {1}\nset palette defined ({3})\n"
+      "set cbrange [-0.5:{2}.5]\nunset colorbox\nset key outside right top\n"
+      "plot 'map_winner.dat' using 1:2:3 {7} notitle{8}\n"
+      "set terminal svg size 900,560 noenhanced\nset output 'map_winner.svg'\nreplot\n"
+      "unset output\n"
+      // Time to target against bandwidth.
+      "reset\nset datafile separator \"\\t\"\n"
+      "set terminal {0} size 900,560 noenhanced\nset output 'map_time.png'\n"
+      "set title 'Time to target at {4:.3g} us latency'\nset grid\n"
+      "set logscale xy\nset xlabel 'bandwidth, Gb/s'\nset ylabel 'time to target, s'\n"
+      "set key outside right top\nnames = \"{5}\"\n"
+      "plot for [i=0:{6}] 'map_time.dat' index i using 1:2 with linespoints "
+      "title word(names, i + 1)\n"
+      "set terminal svg size 900,560 noenhanced\nset output 'map_time.svg'\nreplot\n"
+      "unset output\n",
+      png, std::max<size_t>(methods.size(), 2), std::max(last, 0), palette, middle->first * 1e6,
+      timeNames, timeBlocks - 1, style, legend);
+  std::ofstream(fs::path(dir) / "map.gp") << script;
+  runGnuplot("map.gp", dir);
+  for (const char* image : {"map_winner.png", "map_winner.svg", "map_time.png", "map_time.svg"})
+    files.images.push_back((fs::path(dir) / image).string());
+  return files;
+}
+
+}  // namespace tetrad::experiment

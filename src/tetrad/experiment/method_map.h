@@ -1,0 +1,60 @@
+// Method maps: which method reaches the target first on which network
+// (`tetrad advise --results DIR --map`, docs/advise.md "Maps").
+//
+// A map is a grid of star networks — bandwidth × latency, log-spaced — and,
+// in each cell, every mapped method's predicted time to target there: the
+// caller fills the times (apps/tetrad/advise_map.cc retimes synchronous
+// runs exactly, train/retime.h, and predicts asynchronous ones with the
+// cost model, marked so). This file owns the grid, the winner of a cell,
+// map.csv and the pictures (gnuplot: the winner per cell as a coloured
+// region map with a legend, and time to target against bandwidth, one line
+// per method, at the grid's middle latency), all into one folder.
+//
+// Pure functions over values and files; call from one thread (gnuplot runs
+// as a child process).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tetrad::experiment {
+
+// A log-spaced axis: "MIN:MAX:STEPS" ("100Mbps:400Gbps:8", "1us:1ms:4").
+// STEPS >= 1 values from MIN to MAX inclusive (STEPS 1: MIN alone, and then
+// MIN must equal MAX). InvalidArgument naming `what` on min > max, steps < 1
+// or a value that does not parse.
+struct MapAxis {
+  std::vector<double> values;  // bytes/s (bandwidth) or seconds (latency)
+};
+MapAxis parseBandwidthAxis(const std::string& text, const std::string& what);
+MapAxis parseLatencyAxis(const std::string& text, const std::string& what);
+
+// A star network of the grid as a cluster spec: "sim:BWMbps,LATns".
+std::string mapClusterSpec(double bytesPerSecond, double latencySeconds);
+
+struct MapEntry {
+  std::string method;       // the sweep's method label
+  double timeToTarget = 0;  // seconds; NaN: never reaches the target
+  std::string source;       // "retimed" or "cost model"
+};
+
+struct MapCell {
+  double bandwidth = 0;  // bytes/s
+  double latency = 0;    // seconds
+  std::vector<MapEntry> entries;
+};
+
+// The method with the smallest finite time to target ("" when none reaches
+// it); ties go to the earlier entry.
+std::string winnerOf(const MapCell& cell);
+
+struct MapFiles {
+  std::string csv;                  // map.csv
+  std::vector<std::string> images;  // map_winner.{png,svg}, map_time.{png,svg}
+};
+
+// Writes map.csv (bandwidth_bps, latency_s, cluster, method, time_to_target,
+// source, winner) and draws the pictures into `dir`.
+MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells);
+
+}  // namespace tetrad::experiment
