@@ -9,6 +9,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "tetrad/compress/counter_rng.h"
@@ -48,6 +49,16 @@ inline U32x16 rngBits(CounterRng::Key key, U32x16 counters) {
 // counter * 0x9e3779b9 (mod 2^32), which the caller steps by addition.
 inline U32x16 rngMixBits(CounterRng::Key key, U32x16 weyl) {
   return lowBias32(weyl ^ key.a) ^ key.b;
+}
+
+// How many leading floats of `p` to take one by one so that the vector loop
+// after them loads whole 64-byte lines: a 16-float load that straddles two
+// lines runs at about half speed when streaming from memory (a std::vector of
+// megabytes starts 16 bytes into a page). At most `len`.
+inline size_t alignedHead(const float* p, size_t len) {
+  const size_t offset = reinterpret_cast<uintptr_t>(p) % 64;
+  const size_t head = offset % sizeof(float) == 0 ? (64 - offset) % 64 / sizeof(float) : 0;
+  return head < len ? head : len;
 }
 
 // Counters 0..15.

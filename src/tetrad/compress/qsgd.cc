@@ -89,12 +89,22 @@ void quantize(const float* __restrict x, size_t len, float scale, int s, Counter
               uint16_t* __restrict codes) {
   // r >= 0 and r <= s (up to rounding), so truncation is floor; std::floor
   // itself would keep GCC from vectorising the loop.
+  auto one = [&](size_t i) {
+    const float r = std::fabs(x[i]) * scale;
+    const int low = static_cast<int>(r);
+    const float u = CounterRng::uniform(CounterRng::mixBits(key, static_cast<uint32_t>(i)));
+    const int l = std::min(low + (u < r - static_cast<float>(low) ? 1 : 0), s);
+    const int negative = std::signbit(x[i]) ? 1 : 0;
+    codes[i] = static_cast<uint16_t>(s + ((l ^ -negative) + negative));
+  };
   size_t i = 0;
 #if TETRAD_RNG_SIMD
   // The same operations on 16 lanes (AVX-512F), the Weyl terms of the
-  // counters stepped by addition: the same bits as the loop below.
+  // counters stepped by addition: the same bits as one(). The first few
+  // elements go one by one so that the vector loads are line-aligned.
   using simd::F32x16, simd::I32x16, simd::U32x16;
-  U32x16 weyl = simd::firstCounters() * 0x9e3779b9u;
+  for (const size_t head = simd::alignedHead(x, len); i < head; ++i) one(i);
+  U32x16 weyl = (simd::firstCounters() + static_cast<uint32_t>(i)) * 0x9e3779b9u;
   for (; i + 16 <= len; i += 16) {
     U32x16 bits;
     std::memcpy(&bits, x + i, sizeof(bits));
@@ -109,14 +119,7 @@ void quantize(const float* __restrict x, size_t len, float scale, int s, Counter
     weyl += 16u * 0x9e3779b9u;
   }
 #endif
-  for (; i < len; ++i) {
-    const float r = std::fabs(x[i]) * scale;
-    const int low = static_cast<int>(r);
-    const float u = CounterRng::uniform(CounterRng::mixBits(key, static_cast<uint32_t>(i)));
-    const int l = std::min(low + (u < r - static_cast<float>(low) ? 1 : 0), s);
-    const int negative = std::signbit(x[i]) ? 1 : 0;
-    codes[i] = static_cast<uint16_t>(s + ((l ^ -negative) + negative));
-  }
+  for (; i < len; ++i) one(i);
 }
 
 }  // namespace
