@@ -117,9 +117,51 @@ void correctAddPackChunk(const float* __restrict x, float* __restrict p, size_t 
   using F32x16 = float __attribute__((vector_size(64)));
   using U32x16 = uint32_t __attribute__((vector_size(64)));
   const __m512 pos = _mm512_set1_ps(positive), neg = _mm512_set1_ps(negative);
-  __m512 a[4] = {}, b[4] = {};
-  size_t i = 0;
-  for (; i + kLanes <= len; i += kLanes) {
+  // Elements [0, full) are summed lane by lane (lane t % 64), the rest into
+  // lane 0 after them. The vector groups of 64 start at element h, so that
+  // p's loads and stores are line-aligned (a std::vector of megabytes starts
+  // 16 bytes into a page, and a 16-float access that straddles two lines
+  // halves the streaming rate); the h elements before them and the 64 − h
+  // after them are done one by one, into the same lanes, in the same order
+  // per lane, so every lane's sum is bit for bit correctAddInto's.
+  const size_t full = len / kLanes * kLanes;
+  const size_t offset = reinterpret_cast<uintptr_t>(p) % 64;
+  const size_t h = full >= 2 * kLanes && offset % sizeof(float) == 0 ? (64 - offset) % 64 / 4 : 0;
+  float la[2 * kLanes] = {}, lb[2 * kLanes] = {};
+  // One element of [0, full), one by one; returns its sign bit.
+  auto mainOne = [&](size_t t) -> uint64_t {
+    const float old = p[t];
+    const float v = addFirst(old - vmath::sentValue(old, positive, negative), x[t]);
+    p[t] = v;
+    const size_t lane = t % kLanes;
+    if constexpr (kAbs) {
+      la[lane] = addFirst(std::fabs(v), la[lane]);
+    } else {
+      const float keep = static_cast<float>(1u - (std::bit_cast<uint32_t>(v) >> 31));
+      la[lane] = addFirst(v * keep, la[lane]);
+      lb[lane] = addFirst(v, lb[lane]);
+    }
+    return std::bit_cast<uint32_t>(v) >> 31;
+  };
+  uint64_t carry = 0;  // sign bits not yet stored, from bit 0 of the next 64-bit word
+  for (size_t t = 0; t < h; ++t) carry |= mainOne(t) << t;
+  // The lanes as 4 vectors rotated by h: vector k, lane l is lane (h + 16k + l) % 64.
+  std::memcpy(la + kLanes, la, sizeof(float) * kLanes);
+  std::memcpy(lb + kLanes, lb, sizeof(float) * kLanes);
+  __m512 a[4], b[4];
+  for (int k = 0; k < 4; ++k) {
+    a[k] = _mm512_loadu_ps(la + h + 16 * k);
+    b[k] = _mm512_loadu_ps(lb + h + 16 * k);
+  }
+  const size_t groups = h == 0 ? full / kLanes : full / kLanes - 1;
+  std::byte* words = bits.data();
+  for (size_t g = 0; g < groups; ++g) {
+    const size_t i = h + g * kLanes;
+    for (int c = 0; c < 4; ++c) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i) + 4096 + 64 * c, _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(p + i) + 4096 + 64 * c, _MM_HINT_T0);
+    }
+    uint64_t mask = 0;
     for (int k = 0; k < 4; ++k) {
       const size_t at = i + 16 * static_cast<size_t>(k);
       F32x16 old, in;
@@ -127,10 +169,11 @@ void correctAddPackChunk(const float* __restrict x, float* __restrict p, size_t 
       std::memcpy(&in, x + at, sizeof(in));
       const F32x16 sent = std::bit_cast<F32x16>(
           _mm512_mask_blend_ps(_mm512_movepi32_mask(std::bit_cast<__m512i>(old)), pos, neg));
-      const F32x16 v = in + (old - sent);
+      const F32x16 v = std::bit_cast<F32x16>(
+          addFirst(std::bit_cast<__m512>(old - sent), std::bit_cast<__m512>(in)));
       std::memcpy(p + at, &v, sizeof(v));
       const __mmask16 sign = _mm512_movepi32_mask(std::bit_cast<__m512i>(v));
-      std::memcpy(bits.data() + at / 8, &sign, sizeof(sign));
+      mask |= static_cast<uint64_t>(sign) << (16 * k);
       if constexpr (kAbs) {
         a[k] = addFirst(std::bit_cast<__m512>(std::bit_cast<U32x16>(v) & 0x7fffffffu), a[k]);
       } else {
@@ -139,13 +182,27 @@ void correctAddPackChunk(const float* __restrict x, float* __restrict p, size_t 
         b[k] = addFirst(std::bit_cast<__m512>(v), b[k]);
       }
     }
+    // Elements [h + 64g, h + 64g + 64) are bits h.. of word g and ..h of word g + 1.
+    const uint64_t word = h == 0 ? mask : (mask << h) | carry;
+    carry = h == 0 ? 0 : mask >> (64 - h);
+    std::memcpy(words + 8 * g, &word, sizeof(word));
   }
-  float la[kLanes], lb[kLanes];
+  // Back to lane order: lane j is rotated position j − h (mod 64).
+  float ra[2 * kLanes], rb[2 * kLanes];
   for (int k = 0; k < 4; ++k) {
-    std::memcpy(la + 16 * k, &a[k], sizeof(a[k]));
-    std::memcpy(lb + 16 * k, &b[k], sizeof(b[k]));
+    _mm512_storeu_ps(ra + h + 16 * k, a[k]);
+    _mm512_storeu_ps(rb + h + 16 * k, b[k]);
   }
-  for (size_t t = i; t < len; ++t) {  // correctAddInto's tail, into lane 0
+  for (size_t j = 0; j < kLanes; ++j) {
+    la[j] = j >= h ? ra[j] : ra[j + kLanes];
+    lb[j] = j >= h ? rb[j] : rb[j + kLanes];
+  }
+  if (h > 0) {  // the last 64 − h elements of [0, full): bits h.. of the last word
+    const size_t first = h + groups * kLanes;
+    for (size_t t = first; t < full; ++t) carry |= mainOne(t) << (t - (full - kLanes));
+    std::memcpy(words + 8 * groups, &carry, sizeof(carry));
+  }
+  for (size_t t = full; t < len; ++t) {  // correctAddInto's tail, into lane 0
     const float old = p[t];
     const float v = x[t] + (old - vmath::sentValue(old, positive, negative));
     p[t] = v;
@@ -157,9 +214,9 @@ void correctAddPackChunk(const float* __restrict x, float* __restrict p, size_t 
       lb[0] = addFirst(lb[0], v);
     }
   }
-  if (i < len) {
-    packSignBits(std::span<const float>(p + i, len - i),
-                 bits.subspan(i / 8, packedBytes(len - i, 1)));
+  if (full < len) {
+    packSignBits(std::span<const float>(p + full, len - full),
+                 bits.subspan(full / 8, packedBytes(len - full, 1)));
   }
   float sa = 0, sb = 0;
   for (size_t j = 0; j < kLanes; ++j) {
