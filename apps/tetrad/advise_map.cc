@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 
 #include "tetrad/compress/compressor.h"
 #include "tetrad/core/error.h"
@@ -24,6 +25,8 @@
 #include "tetrad/experiment/method_map.h"
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/codec_cost.h"
+#include "tetrad/model/compression_error.h"
+#include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/network_model.h"
 #include "tetrad/model/workload.h"
@@ -51,20 +54,30 @@ model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::W
       config.out, spec));
 }
 
-// Time to target by the cost model: time per iteration × measured iterations.
-double costModelTimeToTarget(const experiment::RunRecord& run, const train::TrainConfig& config,
-                             const std::string& cluster, const std::string& netModel) {
-  if (!std::isfinite(run.iterationsToTarget)) return NAN;
-  model::ModelContext context;
-  context.workload = model::modelWorkload(run.model);
-  context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
-  context.compute = computeOfRun(config, context.workload);
-  context.codec = [](const Compressor& c, const model::Workload& w) {
-    return model::nominalCodec(c, w);
-  };
-  const model::Prediction p =
-      model::predictMethod(model::canonicalMethod({run.sync, run.arch, run.compress}), context);
-  return p.seconds * run.iterationsToTarget;
+// The cost model's time per iteration of `run`'s method on `cluster`; NaN
+// where the model refuses the method (e.g. measured compute).
+double costModelTimePerIteration(const experiment::RunRecord& run, const train::TrainConfig& config,
+                                 const std::string& cluster, const std::string& netModel) {
+  try {
+    model::ModelContext context;
+    context.workload = model::modelWorkload(run.model);
+    context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
+    context.compute = computeOfRun(config, context.workload);
+    context.codec = [](const Compressor& c, const model::Workload& w) {
+      return model::nominalCodec(c, w);
+    };
+    return model::predictMethod(model::canonicalMethod({run.sync, run.arch, run.compress}), context)
+        .seconds;
+  } catch (const InvalidArgument&) {
+    return NAN;
+  } catch (const Unsupported&) {
+    return NAN;
+  }
+}
+
+bool isBaseline(const experiment::RunRecord& r) {
+  return r.sync == "bsp" && r.arch == "allreduce:ring" && r.compress == "none" &&
+         (r.sched.empty() || r.sched == "none");
 }
 
 }  // namespace
@@ -96,8 +109,31 @@ void runAdviseMap(const AdviseMapFlags& f) {
   for (double latency : latencies.values) {
     for (double bandwidth : bandwidths.values) cells.push_back({bandwidth, latency, {}});
   }
+  // The advisor's iterations: BSP's measured iterations to target × the
+  // convergence theory's multiplier (iteration_theory.h).
+  double baselineIterations = NAN;
+  for (const experiment::RunRecord& r : runs) {
+    if (isBaseline(r) && std::isfinite(r.iterationsToTarget))
+      baselineIterations = r.iterationsToTarget;
+  }
+  auto errors = std::make_shared<std::map<std::string, double>>();
+  const model::Workload workload = model::modelWorkload(runs.front().model);
+  const model::CompressionErrorFunction error = [errors, workload](const Compressor& c) {
+    auto it = errors->find(c.spec());
+    if (it != errors->end()) return it->second;
+    return (*errors)[c.spec()] = model::measureWorkloadError(c, workload).ratio;
+  };
   for (const experiment::RunRecord& run : runs) {
     const train::TrainConfig config = train::configOfRun(run.folder);
+    const std::string netModel = f.netModel.empty() ? config.netModel : f.netModel;
+    double predictedIterations = NAN;
+    try {
+      const model::IterationEstimate estimate =
+          model::predictIterations(model::canonicalMethod({run.sync, run.arch, run.compress}),
+                                   run.workers, model::kDefaultNoiseRatio, error);
+      if (estimate.covered) predictedIterations = baselineIterations * estimate.multiplier;
+    } catch (const InvalidArgument&) {
+    }
     const bool reached = std::isfinite(run.timeToTarget);
     bool retime = synchronous(run) && reached;
     std::string skip;
@@ -111,10 +147,14 @@ void runAdviseMap(const AdviseMapFlags& f) {
     for (const experiment::MapCell& cell : cells) {
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
       experiment::MapEntry entry{run.method, NAN, retime ? "retimed" : "cost model"};
+      entry.iterationsToTarget = run.iterationsToTarget;
+      entry.predictedTimePerIteration = costModelTimePerIteration(run, config, spec, netModel);
+      entry.predictedIterations = predictedIterations;
       if (retime) {
         try {
           const train::RetimeResult r = train::retimeRun({run.folder, spec, f.netModel, "", ""});
           entry.timeToTarget = r.retimed.timeToTarget >= 0 ? r.retimed.timeToTarget : NAN;
+          entry.timePerIteration = r.retimed.timePerIteration;
         } catch (const Unsupported& e) {
           // Timing-only cannot replay it (an overlapping schedule), and the
           // cost model has no overlap: not mapped, rather than mapped wrong.
@@ -123,10 +163,10 @@ void runAdviseMap(const AdviseMapFlags& f) {
         }
       }
       if (!retime && reached) {
-        // The run's network model unless --net-model says otherwise, as
-        // the retimed runs do.
-        entry.timeToTarget = costModelTimeToTarget(
-            run, config, spec, f.netModel.empty() ? config.netModel : f.netModel);
+        // Cost model × measured iterations, on the run's network model
+        // unless --net-model says otherwise (as the retimed runs).
+        entry.timePerIteration = entry.predictedTimePerIteration;
+        entry.timeToTarget = entry.timePerIteration * run.iterationsToTarget;
       }
       entries.push_back(entry);
     }
@@ -156,6 +196,19 @@ void runAdviseMap(const AdviseMapFlags& f) {
       std::printf(" %14s", winner.empty() ? "-" : winner.c_str());
     }
     std::printf("\n");
+  }
+  // The advisor (cost model × theory) against the map's winners.
+  if (std::isfinite(baselineIterations)) {
+    const experiment::MapAgreement agreement = experiment::countAgreement(cells);
+    std::printf(
+        "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %g) vs the "
+        "map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its time)\n",
+        model::kDefaultNoiseRatio, agreement.agreed, agreement.cells);
+    for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
+  } else {
+    std::printf(
+        "# advisor agreement: not counted (no finished bsp allreduce:ring none run that "
+        "reached the target, whose iterations the theory multiplies)\n");
   }
   std::printf("map: %s\n", files.csv.c_str());
   for (const std::string& image : files.images) std::printf("     %s\n", image.c_str());

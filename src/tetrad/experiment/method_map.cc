@@ -89,6 +89,67 @@ std::string winnerOf(const MapCell& cell) {
   return winner;
 }
 
+std::string advisedOf(const MapCell& cell) {
+  std::string advised;
+  double best = std::numeric_limits<double>::infinity();
+  for (const MapEntry& e : cell.entries) {
+    const double t = e.predictedTimeToTarget();
+    if (std::isfinite(t) && t < best) {
+      best = t;
+      advised = e.method;
+    }
+  }
+  return advised;
+}
+
+namespace {
+
+const MapEntry* entryOf(const MapCell& cell, const std::string& method) {
+  for (const MapEntry& e : cell.entries) {
+    if (e.method == method) return &e;
+  }
+  return nullptr;
+}
+
+// "time per iteration predicted 1.2x measured" for the factor of `e` whose
+// prediction is furthest off (in log terms).
+std::string worstFactor(const MapEntry& e) {
+  const double time = e.predictedTimePerIteration / e.timePerIteration;
+  const double iterations = e.predictedIterations / e.iterationsToTarget;
+  const double timeOff = std::isfinite(time) ? std::fabs(std::log(time)) : 0;
+  const double iterationsOff = std::isfinite(iterations) ? std::fabs(std::log(iterations)) : 0;
+  if (timeOff >= iterationsOff) {
+    return fmt::format("time per iteration predicted {:.2f}x the {}", time, e.source);
+  }
+  return fmt::format("iterations predicted {:.2f}x the measured", iterations);
+}
+
+}  // namespace
+
+MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance) {
+  MapAgreement agreement;
+  for (const MapCell& cell : cells) {
+    const std::string winner = winnerOf(cell);
+    const std::string advised = advisedOf(cell);
+    if (winner.empty() || advised.empty()) continue;
+    ++agreement.cells;
+    const MapEntry& w = *entryOf(cell, winner);
+    const MapEntry& a = *entryOf(cell, advised);
+    const bool close =
+        std::isfinite(a.timeToTarget) && a.timeToTarget <= (1 + tolerance) * w.timeToTarget;
+    if (advised == winner || close) {
+      ++agreement.agreed;
+      continue;
+    }
+    agreement.disagreements.push_back(fmt::format(
+        "{}: advised {} ({}), fastest {} ({}); off: {} for {}, {} for {}",
+        mapClusterSpec(cell.bandwidth, cell.latency), advised,
+        std::isfinite(a.timeToTarget) ? formatSeconds(a.timeToTarget) : "never", winner,
+        formatSeconds(w.timeToTarget), worstFactor(a), advised, worstFactor(w), winner));
+  }
+  return agreement;
+}
+
 MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   TETRAD_CHECK(!cells.empty(), InvalidArgument, "the map has no cell");
   fs::create_directories(dir);

@@ -14,6 +14,7 @@
 // as a child process).
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,15 @@ struct MapEntry {
   std::string method;       // the sweep's method label
   double timeToTarget = 0;  // seconds; NaN: never reaches the target
   std::string source;       // "retimed" or "cost model"
+  // The two factors of timeToTarget (time per iteration on this network,
+  // iterations to target as measured) and the advisor's prediction of each
+  // (the cost model; BSP's measured iterations × the convergence theory's
+  // multiplier, NaN where no theory covers the method).
+  double timePerIteration = NAN;
+  double iterationsToTarget = NAN;
+  double predictedTimePerIteration = NAN;
+  double predictedIterations = NAN;
+  double predictedTimeToTarget() const { return predictedTimePerIteration * predictedIterations; }
 };
 
 struct MapCell {
@@ -47,6 +57,23 @@ struct MapCell {
 // The method with the smallest finite time to target ("" when none reaches
 // it); ties go to the earlier entry.
 std::string winnerOf(const MapCell& cell);
+
+// The advisor's pick in a cell: the smallest finite predicted time to
+// target ("" when no entry has one).
+std::string advisedOf(const MapCell& cell);
+
+// Agreement of the advisor with the map (issue 22, item 5): over every cell
+// with a winner and an advised method, the advised method agrees when it is
+// the winner or its time to target is within `tolerance` (relative) of the
+// winner's. Each disagreement is one line: the cell, both methods, and the
+// factor that was off most (time per iteration or iterations, predicted
+// against measured, as a ratio).
+struct MapAgreement {
+  int cells = 0;   // cells with a winner and an advised method
+  int agreed = 0;  // of which the advice agrees
+  std::vector<std::string> disagreements;
+};
+MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance = 0.10);
 
 struct MapFiles {
   std::string csv;                  // map.csv

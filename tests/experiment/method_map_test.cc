@@ -1,0 +1,88 @@
+// Method maps (experiment/method_map.h): axes, the winner and the advised
+// method of a cell, and the advisor's agreement with a known answer.
+#include "tetrad/experiment/method_map.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::experiment {
+namespace {
+
+MapEntry entry(const std::string& method, double time, double predictedPerIter,
+               double predictedIters) {
+  MapEntry e{method, time, "retimed"};
+  e.timePerIteration = time / 100;
+  e.iterationsToTarget = 100;
+  e.predictedTimePerIteration = predictedPerIter;
+  e.predictedIterations = predictedIters;
+  return e;
+}
+
+TEST(MethodMap, AxesAreLogSpacedAndInclusive) {
+  const MapAxis b = parseBandwidthAxis("100Mbps:100Gbps:4", "--map-bandwidth");
+  ASSERT_EQ(b.values.size(), 4u);
+  EXPECT_DOUBLE_EQ(b.values.front(), 100e6 / 8);
+  EXPECT_NEAR(b.values[1], 1e9 / 8, 1e-3);
+  EXPECT_NEAR(b.values.back(), 100e9 / 8, 1);
+  const MapAxis l = parseLatencyAxis("1us:1ms:3", "--map-latency");
+  ASSERT_EQ(l.values.size(), 3u);
+  EXPECT_NEAR(l.values[1], std::sqrt(1e-6 * 1e-3), 1e-12);
+  EXPECT_EQ(parseLatencyAxis("5us:5us:1", "x").values.size(), 1u);
+  EXPECT_EQ(mapClusterSpec(1e9 / 8, 25e-6), "sim:1000Mbps,25000ns");
+}
+
+TEST(MethodMap, BadRangesAreRefusedNamingTheFlag) {
+  for (const char* bad : {"10Gbps:1Gbps:3", "1Gbps:10Gbps:0", "1Gbps:10Gbps", "1Gbps:2Gbps:1",
+                          "fast:10Gbps:3", "1Gbps:10Gbps:65"}) {
+    try {
+      parseBandwidthAxis(bad, "--map-bandwidth");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("--map-bandwidth"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(MethodMap, WinnerIsTheFastestAndNeverReachedNeverWins) {
+  MapCell cell{1e9, 1e-5, {entry("a", 2.0, 0, 0), entry("b", 1.0, 0, 0), entry("c", NAN, 0, 0)}};
+  EXPECT_EQ(winnerOf(cell), "b");
+  cell.entries[1].timeToTarget = 2.0;  // a tie: the earlier entry
+  EXPECT_EQ(winnerOf(cell), "a");
+  MapCell none{1e9, 1e-5, {entry("a", NAN, 0, 0)}};
+  EXPECT_EQ(winnerOf(none), "");
+}
+
+// Three cells with known answers: the advice is the winner; within 10% of
+// the winner (a tie); 30% slower (a disagreement, whose worst factor is the
+// time per iteration); and a cell without a covered method is not counted.
+TEST(MethodMap, AgreementCountsWinnersAndTiesWithinTenPercent) {
+  std::vector<MapCell> cells;
+  // Advised a (1 ms x 100 = 0.1 s predicted), a is the fastest.
+  cells.push_back({1e8, 1e-6, {entry("a", 1.0, 1e-3, 100), entry("b", 1.2, 2e-3, 100)}});
+  // Advised a, b is the fastest but a is within 10% (1.05 vs 1.0).
+  cells.push_back({1e9, 1e-6, {entry("a", 1.05, 1e-3, 100), entry("b", 1.0, 2e-3, 100)}});
+  // Advised a, b is the fastest and a is 30% slower: a disagreement.
+  cells.push_back({1e10, 1e-6, {entry("a", 1.3, 1e-3, 100), entry("b", 1.0, 2e-3, 100)}});
+  // No prediction covers any method: not counted.
+  cells.push_back({1e11, 1e-6, {entry("a", 1.0, 1e-3, NAN), entry("b", 2.0, NAN, 100)}});
+  EXPECT_EQ(advisedOf(cells[0]), "a");
+  EXPECT_EQ(advisedOf(cells[3]), "");
+  const MapAgreement agreement = countAgreement(cells);
+  EXPECT_EQ(agreement.cells, 3);
+  EXPECT_EQ(agreement.agreed, 2);
+  ASSERT_EQ(agreement.disagreements.size(), 1u);
+  const std::string& line = agreement.disagreements[0];
+  EXPECT_NE(line.find("sim:80000Mbps"), std::string::npos) << line;
+  EXPECT_NE(line.find("advised a"), std::string::npos) << line;
+  EXPECT_NE(line.find("fastest b"), std::string::npos) << line;
+  // a's time per iteration: predicted 1 ms against 13 ms retimed.
+  EXPECT_NE(line.find("time per iteration predicted 0.08x"), std::string::npos) << line;
+  // A tighter tolerance turns the tie into a disagreement too.
+  EXPECT_EQ(countAgreement(cells, 0.01).agreed, 1);
+}
+
+}  // namespace
+}  // namespace tetrad::experiment
