@@ -6,7 +6,8 @@
 # every cell is the method with the smallest time to target there; the
 # synchronous methods are retimed, ASP comes from the cost model; a
 # retimed time equals `tetrad retime` onto that cell's network; the PNG and
-# SVG pictures exist and are not trivial. Then the refusals: min > max, no
+# SVG pictures exist and are not trivial; the advisor's agreement is counted
+# over the 6 cells. Then the refusals: min > max, no
 # steps, no --results: one line, exit status 2.
 tetrad=$1
 out=$2
@@ -29,6 +30,9 @@ done
 "$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
   --map-latency 1us:1ms:2 > "$out/map.log" || { cat "$out/map.log"; fail "advise --map failed"; }
 cat "$out/map.log"
+# The advisor's agreement over the 6 cells (BSP is the sweep's baseline).
+grep -Eq "^# advisor .* agrees in [0-6] of 6 cells" "$out/map.log" ||
+  fail "no agreement count over the 6 cells"
 /usr/bin/python3 - "$out/sweep/map.csv" << 'PY' || fail "map.csv is not what it should be"
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
