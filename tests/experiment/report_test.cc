@@ -98,8 +98,10 @@ TEST(RunGroups, BaselineAndSpeedUps) {
 
 TEST(ReportTable, OneTablePerClusterWithSpeedUps) {
   const std::string tables = markdownTables(groupRuns(readRunFolders(kRuns)));
-  EXPECT_NE(tables.find("## cluster slow: sim:1Gbps,50us, 4 workers"), std::string::npos);
-  EXPECT_NE(tables.find("## cluster fast8: sim:10Gbps,25us, 8 workers"), std::string::npos);
+  // The network model its runs recorded (config.json), where they did.
+  EXPECT_NE(tables.find("## cluster slow: sim:1Gbps,50us, 4 workers, network model cm02\n"),
+            std::string::npos);
+  EXPECT_NE(tables.find("## cluster fast8: sim:10Gbps,25us, 8 workers\n"), std::string::npos);
   // The fixtures' config.json has no lr ("-"); fp16 is the fp16 baseline.
   EXPECT_NE(tables.find("| bsp (baseline) | bsp | allreduce:ring | none | none | - | 1 | 0.8100 |"),
             std::string::npos)

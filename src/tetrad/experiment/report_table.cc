@@ -96,7 +96,8 @@ std::string tableOf(const ClusterGroup& group) {
   const MethodRow* fp16 =
       group.fp16Baseline >= 0 ? &group.rows[size_t(group.fp16Baseline)] : nullptr;
   std::string text =
-      fmt::format("## cluster {}: {}, {} workers\n\n", group.cluster, group.spec, group.workers);
+      fmt::format("## cluster {}: {}, {} workers{}\n\n", group.cluster, group.spec, group.workers,
+                  group.netModel.empty() ? "" : ", network model " + group.netModel);
   text +=
       "| method | sync | arch | compress | sched | lr | seeds | final accuracy | time to target | "
       "iterations to target | speed-up to target | vs fp16 to target | time/iter | "

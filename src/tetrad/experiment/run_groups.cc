@@ -102,6 +102,10 @@ std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
       runs.emplace_back();
       methodIndex.emplace_back();
     }
+    std::string& models = groups[c->second].netModel;
+    if (!r.netModel.empty() &&
+        ("/" + models + "/").find("/" + r.netModel + "/") == std::string::npos)
+      models += (models.empty() ? "" : "/") + r.netModel;
     auto [m, newMethod] = methodIndex[c->second].emplace(r.method, runs[c->second].size());
     if (newMethod) runs[c->second].emplace_back();
     runs[c->second][m->second].push_back(&r);

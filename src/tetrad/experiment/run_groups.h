@@ -54,6 +54,9 @@ struct ClusterGroup {
   std::vector<MethodRow> rows;
   int baseline = -1;      // index into rows, or -1
   int fp16Baseline = -1;  // index into rows, or -1
+  // The network model(s) its runs recorded (config.json's net_model),
+  // distinct, "/"-joined; "" when none did.
+  std::string netModel;
 };
 
 // True for BSP with all-reduce, no compression and no scheduling.

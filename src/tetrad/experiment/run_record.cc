@@ -93,6 +93,7 @@ RunRecord readRunFolder(const std::string& folder) {
   r.data = field("data");
   r.clusterSpec = field("cluster");
   r.engine = stringOr(summary, "engine", "");
+  r.netModel = stringOr(config, "net_model", "");
   double workers = numberOr(summary, "workers");
   if (std::isnan(workers)) workers = numberOr(config, "workers");
   r.workers = std::isnan(workers) ? 0 : int(workers);

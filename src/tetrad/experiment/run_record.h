@@ -34,6 +34,7 @@ struct RunRecord {
   std::string status;
   // From config.json / summary.json.
   std::string sync, arch, compress, sched, model, data, clusterSpec, engine;
+  std::string netModel;  // config.json's net_model ("" when not recorded)
   int workers = 0;
   int64_t iterations = 0;
   int64_t globalBatch = 0;
