@@ -23,6 +23,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/method_map.h"
+#include "tetrad/experiment/run_groups.h"
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
@@ -75,11 +76,6 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
   }
 }
 
-bool isBaseline(const experiment::RunRecord& r) {
-  return r.sync == "bsp" && r.arch == "allreduce:ring" && r.compress == "none" &&
-         (r.sched.empty() || r.sched == "none");
-}
-
 }  // namespace
 
 void runAdviseMap(const AdviseMapFlags& f) {
@@ -113,7 +109,8 @@ void runAdviseMap(const AdviseMapFlags& f) {
   // convergence theory's multiplier (iteration_theory.h).
   double baselineIterations = NAN;
   for (const experiment::RunRecord& r : runs) {
-    if (isBaseline(r) && std::isfinite(r.iterationsToTarget))
+    if (experiment::isBaselinePoint(r.sync, r.arch, r.compress, r.sched) &&
+        std::isfinite(r.iterationsToTarget) && std::isnan(baselineIterations))
       baselineIterations = r.iterationsToTarget;
   }
   auto errors = std::make_shared<std::map<std::string, double>>();
@@ -207,7 +204,7 @@ void runAdviseMap(const AdviseMapFlags& f) {
     for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
   } else {
     std::printf(
-        "# advisor agreement: not counted (no finished bsp allreduce:ring none run that "
+        "# advisor agreement: not counted (no finished BSP all-reduce run without compression that "
         "reached the target, whose iterations the theory multiplies)\n");
   }
   std::printf("map: %s\n", files.csv.c_str());

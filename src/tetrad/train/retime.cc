@@ -105,12 +105,16 @@ std::string given(const Json& config, const char* key) {
 
 }  // namespace
 
-TrainConfig configOfRun(const std::string& folder) {
+namespace {
+
+// config.json of `folder`; InvalidArgument when the folder or the file is missing.
+Json readRunConfig(const std::string& folder) {
   TETRAD_CHECK(fs::is_directory(folder), InvalidArgument, "retime: no such run folder '{}'",
                folder);
-  const fs::path path = fs::path(folder) / "config.json";
-  const Json j = readJson(path, " (not a `tetrad train` run folder)");
-  const std::string file = path.string();
+  return readJson(fs::path(folder) / "config.json", " (not a `tetrad train` run folder)");
+}
+
+TrainConfig configOfJson(const Json& j, const std::string& file) {
   TrainConfig c;
   c.sync = field<std::string>(j, "sync", file);
   c.arch = field<std::string>(j, "arch", file);
@@ -166,10 +170,16 @@ TrainConfig configOfRun(const std::string& folder) {
   return c;
 }
 
+}  // namespace
+
+TrainConfig configOfRun(const std::string& folder) {
+  return configOfJson(readRunConfig(folder), (fs::path(folder) / "config.json").string());
+}
+
 RetimeResult retimeRun(const RetimeRequest& request) {
-  TrainConfig c = configOfRun(request.run);
+  const Json config = readRunConfig(request.run);
   const fs::path folder(request.run);
-  const Json config = readJson(folder / "config.json", "");
+  TrainConfig c = configOfJson(config, (folder / "config.json").string());
   const Json summary = readJson(folder / "summary.json", " (the run did not finish)");
   readMetrics(folder);  // a finished run has them
   const std::string status = summary.value("status", "finished");
@@ -233,10 +243,9 @@ RetimeResult retimeRun(const RetimeRequest& request) {
                                                          fs::path(request.run).filename().string()))
                     .string();
   if (!keep) fs::remove_all(c.out);
-  const TrainSummary retimed = runTraining(c);
+  runTraining(c);
   const Json retimedConfig = readJson(fs::path(c.out) / "config.json", "");
   result.retimed = timingOf(c.out, retimedConfig, iterationsToTarget);
-  result.retimed.iterations = retimed.iterations;
   if (keep) {
     result.folder = c.out;
   } else {
