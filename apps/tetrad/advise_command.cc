@@ -25,12 +25,13 @@
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/validation.h"
+#include "tetrad/train/model_file.h"
 
 namespace tetrad::app {
 namespace {
 
 struct AdviseFlags {
-  std::string model, params, compute, gflops, cluster, results, netModel;
+  std::string model, params, compute, gflops, cluster, results, netModel, input;
   int workers = -1;
   int batch = 64;
   int psShards = 1;
@@ -41,6 +42,24 @@ struct AdviseFlags {
 };
 
 constexpr double kDefaultGflops = 100;
+
+struct InputSize {
+  int channels = 1, height = 28, width = 28;
+};
+
+// "CxHxW" (empty: Fashion-MNIST's 1x28x28).
+InputSize parseInputSize(const std::string& text) {
+  InputSize size;
+  if (text.empty()) return size;
+  char x1 = 0, x2 = 0;
+  int consumed = 0;
+  const int read = std::sscanf(text.c_str(), "%d%c%d%c%d%n", &size.channels, &x1, &size.height, &x2,
+                               &size.width, &consumed);
+  TETRAD_CHECK(read == 5 && x1 == 'x' && x2 == 'x' && size_t(consumed) == text.size() &&
+                   size.channels > 0 && size.height > 0 && size.width > 0,
+               InvalidArgument, "invalid --input '{}' (use CxHxW, e.g. 3x32x32)", text);
+  return size;
+}
 
 // The sweep's clusters as plain values for model/validation.h.
 std::vector<model::MeasuredCluster> readMeasured(const std::string& dir) {
@@ -94,8 +113,17 @@ void runAdvise(const AdviseFlags& f) {
   TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
                "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
   model::ModelContext context;
-  context.workload = f.model.empty() ? model::parameterWorkload(parseParameterCount(f.params))
-                                     : model::modelWorkload(f.model);
+  if (f.model.empty()) {
+    context.workload = model::parameterWorkload(parseParameterCount(f.params));
+  } else if (train::isModelFile(f.model)) {
+    const InputSize input = parseInputSize(f.input);
+    context.workload = train::scriptedWorkload(f.model, input.channels, input.height, input.width);
+  } else {
+    TETRAD_CHECK(f.input.empty(), InvalidArgument,
+                 "--input applies to a model file (--model FILE.pt); model {} has its own",
+                 f.model);
+    context.workload = model::modelWorkload(f.model);
+  }
   context.network = model::withNetModel(
       model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers), f.netModel);
   const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
@@ -207,7 +235,11 @@ CommandRegistration registration([](CommandGroups& groups) {
   CLI::App* cmd = groups.root->add_subcommand(
       "advise",
       "Rank methods by predicted time to target (alpha-beta cost models x convergence theory)");
-  cmd->add_option("--model", f->model, "model whose tensors and FLOPs to use: mlp, cnn, resnet20");
+  cmd->add_option("--model", f->model,
+                  "model whose tensors and FLOPs to use: mlp, cnn, resnet20, or a TorchScript "
+                  "FILE.pt");
+  cmd->add_option("--input", f->input,
+                  "a model file's input: CxHxW (default 1x28x28, Fashion-MNIST)");
   cmd->add_option("--params", f->params, "a model of N float32 parameters, e.g. 25M");
   cmd->add_option("--compute", f->compute, "compute time per iteration, e.g. 120ms");
   cmd->add_option("--gflops", f->gflops,

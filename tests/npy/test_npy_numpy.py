@@ -2,7 +2,8 @@
 
 Every supported dtype and several shapes round-trip bit for bit; Fortran order,
 big-endian and other dtypes are refused with the file named; a dataset folder
-loads, and mismatched lengths, float32 inputs and bad labels are refused.
+loads with uint8 or float32 inputs, and mismatched lengths, mixed input dtypes,
+non-finite values and bad labels are refused.
 """
 import os
 import subprocess
@@ -72,9 +73,10 @@ def write_split(folder, split, n, labels_dtype=numpy.int64, x_dtype=numpy.uint8,
     numpy.save(folder / f"{split}_y.npy", y.astype(labels_dtype))
 
 
-def test_dataset_folder(tmp_path):
-    write_split(tmp_path, "train", 50, labels=list(range(10)) * 5)
-    write_split(tmp_path, "test", 20, labels_dtype=numpy.uint8)
+@pytest.mark.parametrize("x_dtype", [numpy.uint8, numpy.float32])
+def test_dataset_folder(tmp_path, x_dtype):
+    write_split(tmp_path, "train", 50, labels=list(range(10)) * 5, x_dtype=x_dtype)
+    write_split(tmp_path, "test", 20, labels_dtype=numpy.uint8, x_dtype=x_dtype)
     rc, out, err = inspect("--dataset", tmp_path)
     assert rc == 0, err
     assert out == "train 50 1x28x28 classes 10 test 20"
@@ -91,4 +93,10 @@ def test_dataset_refusals(tmp_path):
     assert rc == 2 and "test_y.npy" in err and "label 10" in err, err
     write_split(tmp_path, "test", 20, x_dtype=numpy.float32)
     rc, _, err = inspect("--dataset", tmp_path)
-    assert rc == 2 and "float32 inputs are not supported" in err, err
+    assert rc == 2 and "test inputs are float32 but training inputs uint8" in err, err
+    write_split(tmp_path, "train", 50, labels=list(range(10)) * 5, x_dtype=numpy.float32)
+    x = numpy.load(tmp_path / "test_x.npy")
+    x[3, 2, 1] = numpy.nan
+    numpy.save(tmp_path / "test_x.npy", x)
+    rc, _, err = inspect("--dataset", tmp_path)
+    assert rc == 2 and "test_x.npy': input value nan (sample 3) is not finite" in err, err

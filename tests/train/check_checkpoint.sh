@@ -14,6 +14,7 @@
 #           1 server): stopped at a checkpoint cut and resumed, it ends with
 #           status finished after the run's iterations (an asynchronous run
 #           under MPI depends on timing, so results are not compared).
+# The model is mlp, or the one TETRAD_CHECK_MODEL names (a model file too).
 mode=$1
 tetrad=$2
 out=$3
@@ -28,7 +29,7 @@ mkdir -p "$out"
 # 8 iterations per epoch (1024 samples, 2 × 64), 50 epochs: long enough for
 # a signal to arrive mid-run. Simulated runs charge a fixed compute time so
 # that their simulated times are functions of the run alone.
-set -- --model mlp --data synthetic --train-samples 1024 --test-samples 128 --log-every 2 \
+set -- --model "${TETRAD_CHECK_MODEL:-mlp}" --data synthetic --train-samples 1024 --test-samples 128 --log-every 2 \
   --eval-every 10 --epochs 50 --checkpoint-every 8 --compress topk:0.1,ef --quiet
 np=2
 case $mode in

@@ -6,7 +6,7 @@ namespace tetrad::train {
 
 BatchBuilder::BatchBuilder(const Dataset& data, const std::vector<float>& mean,
                            const std::vector<float>& stddev)
-    : data_(data), table_(data.channels) {
+    : data_(data), table_(data.channels), mean_(mean), stddev_(stddev) {
   TETRAD_CHECK(mean.size() == size_t(data.channels) && stddev.size() == size_t(data.channels),
                InvalidArgument, "normalisation has {} means for {} channels", mean.size(),
                data.channels);
@@ -29,11 +29,19 @@ std::pair<torch::Tensor, torch::Tensor> BatchBuilder::gather(std::span<const int
     int64_t index = indices[i];
     TETRAD_CHECK(index >= 0 && size_t(index) < data_.size(), InvalidArgument,
                  "sample index {} outside a dataset of {} samples", index, data_.size());
-    const uint8_t* in = data_.images.data() + size_t(index) * sampleSize;
     float* row = out + size_t(i) * sampleSize;
-    for (int c = 0; c < data_.channels; ++c) {
-      const std::array<float, 256>& table = table_[c];
-      for (size_t j = c * plane; j < (c + 1) * plane; ++j) row[j] = table[in[j]];
+    if (data_.holdsFloats()) {
+      const float* in = data_.values.data() + size_t(index) * sampleSize;
+      for (int c = 0; c < data_.channels; ++c) {
+        const float m = mean_[size_t(c)], s = stddev_[size_t(c)];
+        for (size_t j = c * plane; j < (c + 1) * plane; ++j) row[j] = (in[j] - m) / s;
+      }
+    } else {
+      const uint8_t* in = data_.images.data() + size_t(index) * sampleSize;
+      for (int c = 0; c < data_.channels; ++c) {
+        const std::array<float, 256>& table = table_[c];
+        for (size_t j = c * plane; j < (c + 1) * plane; ++j) row[j] = table[in[j]];
+      }
     }
     labels[i] = data_.labels[index];
   }

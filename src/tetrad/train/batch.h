@@ -1,9 +1,10 @@
-// Batch assembly: gathers samples of a byte Dataset into a normalised float
+// Batch assembly: gathers samples of a Dataset into a normalised float
 // tensor, without per-batch allocation.
 //
 // A BatchBuilder owns two reusable tensors (images [B, C, H, W] float32 and
 // labels [B] int64) and fills them from dataset indices, mapping each byte
-// through a per-channel table ((v / 255 - mean) / stddev).
+// through a per-channel table ((v / 255 - mean) / stddev), or each float
+// sample value v to (v - mean) / stddev.
 //
 // Thread-safety: one BatchBuilder per rank; the Dataset is shared read-only.
 #pragma once
@@ -30,6 +31,7 @@ class BatchBuilder {
  private:
   const Dataset& data_;
   std::vector<std::array<float, 256>> table_;  // per channel
+  std::vector<float> mean_, stddev_;           // per channel (float samples)
   torch::Tensor images_;
   torch::Tensor labels_;
 };

@@ -56,16 +56,26 @@ DataSplits loadIdxDataset(const std::string& name, const std::string& dir,
 void Dataset::truncate(size_t count) {
   if (count == 0 || count >= size()) return;
   labels.resize(count);
-  images.resize(count * sampleSize());
+  if (holdsFloats()) {
+    values.resize(count * sampleSize());
+  } else {
+    images.resize(count * sampleSize());
+  }
 }
 
 void Dataset::validate(const std::string& what) const {
   TETRAD_CHECK(channels > 0 && height > 0 && width > 0 && numClasses > 1, InvalidArgument,
                "{}: invalid sample shape {}x{}x{} with {} classes", what, channels, height, width,
                numClasses);
-  TETRAD_CHECK(images.size() == labels.size() * sampleSize(), InvalidArgument,
-               "{}: {} image bytes for {} samples of {} bytes", what, images.size(), labels.size(),
-               sampleSize());
+  if (holdsFloats()) {
+    TETRAD_CHECK(images.empty() && values.size() == labels.size() * sampleSize(), InvalidArgument,
+                 "{}: {} input values for {} samples of {}", what, values.size(), labels.size(),
+                 sampleSize());
+  } else {
+    TETRAD_CHECK(images.size() == labels.size() * sampleSize(), InvalidArgument,
+                 "{}: {} image bytes for {} samples of {} bytes", what, images.size(),
+                 labels.size(), sampleSize());
+  }
   auto bad = std::find_if(labels.begin(), labels.end(),
                           [&](uint8_t label) { return label >= numClasses; });
   TETRAD_CHECK(bad == labels.end(), InvalidArgument,
@@ -75,7 +85,7 @@ void Dataset::validate(const std::string& what) const {
 
 const std::vector<std::string>& knownDatasets() {
   static const std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10", "synthetic",
-                                                  "npy"};
+                                                 "npy"};
   return names;
 }
 
@@ -129,9 +139,10 @@ void computeNormalization(DataSplits& splits) {
   for (int c = 0; c < train.channels; ++c) {
     double sum = 0, sumSquares = 0;
     for (size_t i = 0; i < train.size(); ++i) {
-      const uint8_t* p = train.images.data() + i * train.sampleSize() + c * plane;
+      const size_t first = i * train.sampleSize() + c * plane;
       for (size_t j = 0; j < plane; ++j) {
-        double v = p[j] / 255.0;
+        const double v =
+            train.holdsFloats() ? double(train.values[first + j]) : train.images[first + j] / 255.0;
         sum += v;
         sumSquares += v * v;
       }

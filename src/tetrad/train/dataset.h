@@ -29,8 +29,12 @@ struct Dataset {
   int width = 0;
   int numClasses = 0;
   std::vector<uint8_t> images;  // size() * sampleSize() bytes, NCHW
+  // Float samples instead of bytes (NPY float32 inputs, npy_dataset.h):
+  // size() * sampleSize() values, NCHW; `images` is then empty.
+  std::vector<float> values;
   std::vector<uint8_t> labels;  // one per sample, < numClasses
 
+  bool holdsFloats() const { return !values.empty(); }
   size_t size() const { return labels.size(); }
   size_t sampleSize() const { return size_t(channels) * height * width; }
   // Keeps the first `count` samples (no-op when count is 0 or >= size()).
@@ -45,7 +49,8 @@ struct DataSplits {
   Dataset train;
   Dataset test;
   // Per-channel mean and standard deviation of the training pixels scaled to
-  // [0, 1]; batches are normalised with them.
+  // [0, 1] (float samples: of their values as they are); batches are
+  // normalised with them.
   std::vector<float> mean;
   std::vector<float> stddev;
 };

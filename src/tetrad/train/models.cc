@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/scripted_model.h"
 
 namespace tetrad::train {
 namespace {
@@ -186,7 +187,9 @@ ModelPtr makeModel(const std::string& name, const InputShape& shape) {
   if (name == "mlp") return std::make_shared<Mlp>(shape);
   if (name == "cnn") return std::make_shared<Cnn>(shape);
   if (name == "resnet20") return std::make_shared<ResNet20>(shape);
-  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn or resnet20)", name);
+  if (isModelFile(name)) return loadScriptedModel(name, shape);
+  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn, resnet20 or a TorchScript FILE.pt)",
+              name);
 }
 
 ModelPtr makeSeededModel(const std::string& name, const InputShape& shape, uint64_t seed) {

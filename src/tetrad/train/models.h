@@ -7,6 +7,7 @@
 //             of three basic blocks (16, 32, 64 channels, batch norm,
 //             projection shortcuts), global average pooling, linear; works on
 //             28x28 and 32x32 inputs
+//   FILE.pt   a TorchScript module saved from Python (scripted_model.h)
 //
 // Each model records the FLOPs of one forward pass of one sample (2 per
 // multiply-add of conv and linear layers), used by the flops:GFLOPS compute

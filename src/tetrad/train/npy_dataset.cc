@@ -1,7 +1,8 @@
-// loadNpyDataset() (npy_dataset.h): four NPY files -> byte datasets.
+// loadNpyDataset() (npy_dataset.h): four NPY files -> datasets (bytes or floats).
 #include "tetrad/train/npy_dataset.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -18,11 +19,7 @@ struct SampleShape {
 
 SampleShape sampleShapeOf(const NpyArray& x, const std::string& path) {
   TETRAD_CHECK(x.type == NpyType::kUint8 || x.type == NpyType::kFloat32, InvalidArgument,
-               "'{}': inputs must be uint8, got {}", path, toString(x.type));
-  TETRAD_CHECK(x.type == NpyType::kUint8, Unsupported,
-               "'{}': float32 inputs are not supported yet (tetrad's datasets hold bytes); save "
-               "the pixels as uint8",
-               path);
+               "'{}': inputs must be uint8 or float32, got {}", path, toString(x.type));
   TETRAD_CHECK(x.shape.size() >= 2 && x.shape.size() <= 4, InvalidArgument,
                "'{}': inputs must have shape [N, D], [N, H, W] or [N, C, H, W], got {} dimensions",
                path, x.shape.size());
@@ -37,7 +34,7 @@ SampleShape sampleShapeOf(const NpyArray& x, const std::string& path) {
     s.channels = int(x.shape[1]), s.height = int(x.shape[2]), s.width = int(x.shape[3]);
   }
   TETRAD_CHECK(uint64_t(s.channels) * s.height * s.width <= (1u << 24), InvalidArgument,
-               "'{}': samples of {}x{}x{} bytes are too large", path, s.channels, s.height,
+               "'{}': samples of {}x{}x{} values are too large", path, s.channels, s.height,
                s.width);
   return s;
 }
@@ -64,24 +61,40 @@ std::vector<uint8_t> labelsOf(const NpyArray& y, uint64_t samples, const std::st
   return labels;
 }
 
-Dataset splitOf(const std::string& dir, const std::string& split, SampleShape* shape) {
+Dataset splitOf(const std::string& dir, const std::string& split, SampleShape* shape,
+                NpyType* type) {
   const std::string xPath = (std::filesystem::path(dir) / (split + "_x.npy")).string();
   const std::string yPath = (std::filesystem::path(dir) / (split + "_y.npy")).string();
   NpyArray x = readNpyFile(xPath);
   const SampleShape s = sampleShapeOf(x, xPath);
   if (split == "test") {
+    TETRAD_CHECK(x.type == *type, InvalidArgument,
+                 "'{}': test inputs are {} but training inputs {}", xPath, toString(x.type),
+                 toString(*type));
     TETRAD_CHECK(s == *shape, InvalidArgument,
                  "'{}': test samples are {}x{}x{} but training samples {}x{}x{}", xPath, s.channels,
                  s.height, s.width, shape->channels, shape->height, shape->width);
   }
   *shape = s;
+  *type = x.type;
   Dataset data;
   data.channels = s.channels;
   data.height = s.height;
   data.width = s.width;
   data.labels = labelsOf(readNpyFile(yPath), x.shape[0], yPath);
-  data.images.resize(x.data.size());
-  std::memcpy(data.images.data(), x.data.data(), x.data.size());
+  if (x.type == NpyType::kFloat32) {
+    data.values.resize(x.data.size() / sizeof(float));
+    std::memcpy(data.values.data(), x.data.data(), x.data.size());
+    const auto bad = std::find_if(data.values.begin(), data.values.end(),
+                                  [](float v) { return !std::isfinite(v); });
+    TETRAD_CHECK(
+        bad == data.values.end(), InvalidArgument, "'{}': input value {} (sample {}) is not finite",
+        xPath, bad == data.values.end() ? 0.f : *bad,
+        (bad - data.values.begin()) / std::max<ptrdiff_t>(1, ptrdiff_t(data.sampleSize())));
+  } else {
+    data.images.resize(x.data.size());
+    std::memcpy(data.images.data(), x.data.data(), x.data.size());
+  }
   return data;
 }
 
@@ -93,8 +106,9 @@ DataSplits loadNpyDataset(const std::string& dir) {
                "and test_y.npy");
   DataSplits splits;
   SampleShape shape;
-  splits.train = splitOf(dir, "train", &shape);
-  splits.test = splitOf(dir, "test", &shape);
+  NpyType type = NpyType::kUint8;
+  splits.train = splitOf(dir, "train", &shape, &type);
+  splits.test = splitOf(dir, "test", &shape, &type);
   TETRAD_CHECK(splits.train.size() > 0, InvalidArgument, "'{}/train_x.npy' holds no samples", dir);
   TETRAD_CHECK(splits.test.size() > 0, InvalidArgument, "'{}/test_x.npy' holds no samples", dir);
   const int classes = 1 + *std::max_element(splits.train.labels.begin(), splits.train.labels.end());

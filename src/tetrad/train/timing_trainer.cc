@@ -8,6 +8,8 @@
 #include "tetrad/core/error.h"
 #include "tetrad/sched/model_shapes.h"
 #include "tetrad/train/compute_probe.h"
+#include "tetrad/train/model_file.h"
+#include "tetrad/train/models.h"
 #include "tetrad/train/run_recorder.h"
 #include "tetrad/transport/launcher.h"
 
@@ -50,11 +52,37 @@ double modelForwardFlops(const std::vector<sched::LayerShape>& layers) {
   return flops;
 }
 
+// A model file's workload: its tensors and counted FLOPs (scripted_model.h),
+// from the module loaded once for the data set's input shape.
+TimingWorkload fileWorkload(const std::string& path, const sched::ModelInput& input) {
+  const ModelPtr model =
+      makeModel(path, {input.channels, input.height, input.width, input.classes});
+  TimingWorkload w;
+  for (const auto& [name, p] : model->named_parameters().pairs()) {
+    w.slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
+  }
+  for (const torch::Tensor& b : model->buffers()) {
+    if (b.is_floating_point()) w.bufferFloats += size_t(b.numel());
+  }
+  w.forwardFlops = model->forwardFlops();
+  return w;
+}
+
 }  // namespace
 
 TimingWorkload timingWorkload(const ResolvedConfig& config) {
   const TrainConfig& c = config.given;
   const NominalData data = nominalData(c);
+  if (isModelFile(c.model)) {
+    TimingWorkload w = fileWorkload(c.model, data.input);
+    w.trainSamples = data.trainSamples;
+    if (config.compute.kind == ComputeSpec::Kind::kMeasured) {
+      w.probe = measureComputeProbe(
+          c.model, {data.input.channels, data.input.height, data.input.width, data.input.classes},
+          c.batchSize, c.seed);
+    }
+    return w;
+  }
   const std::vector<sched::LayerShape> layers = sched::modelLayers(c.model, data.input);
   TimingWorkload w;
   for (const sched::LayerShape& layer : layers) {

@@ -19,6 +19,7 @@
 #include "tetrad/train/compute_model.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/model_file.h"
 #include "tetrad/train/partition.h"
 #include "tetrad/transport/launcher.h"
 
@@ -117,8 +118,17 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   }
 
   const auto& models = knownModels();
-  TETRAD_CHECK(std::find(models.begin(), models.end(), c.model) != models.end(), InvalidArgument,
-               "unknown --model '{}' (use one of {})", c.model, joined(models));
+  if (isModelFile(c.model)) {
+    std::error_code ec;
+    TETRAD_CHECK(std::filesystem::is_regular_file(c.model, ec), InvalidArgument,
+                 "--model '{}': no such file (a TorchScript module saved with "
+                 "torch.jit.script(model).save(path), or one of {})",
+                 c.model, joined(models));
+  } else {
+    TETRAD_CHECK(std::find(models.begin(), models.end(), c.model) != models.end(), InvalidArgument,
+                 "unknown --model '{}' (use one of {}, or a TorchScript FILE.pt)", c.model,
+                 joined(models));
+  }
   const auto& datasets = knownDatasets();
   TETRAD_CHECK(std::find(datasets.begin(), datasets.end(), c.data) != datasets.end(),
                InvalidArgument, "unknown --data '{}' (use one of {})", c.data, joined(datasets));
@@ -322,8 +332,8 @@ std::string defaultRunName(const ResolvedConfig& r, int workers) {
     }
     return text;
   };
-  return fmt::format("{}-{}-{}w-{}-{}-{}-{}", r.given.model, r.given.data, workers, clean(r.sync),
-                     clean(r.arch.canonical), clean(r.compress), timestamp());
+  return fmt::format("{}-{}-{}w-{}-{}-{}-{}", modelShortName(r.given.model), r.given.data, workers,
+                     clean(r.sync), clean(r.arch.canonical), clean(r.compress), timestamp());
 }
 
 DataOptions dataOptionsFor(const TrainConfig& config) {

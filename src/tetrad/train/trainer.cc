@@ -19,6 +19,7 @@
 #include "tetrad/train/partition.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
+#include "tetrad/train/scripted_model.h"
 #include "tetrad/train/stop_signal.h"
 #include "tetrad/train/timing_trainer.h"
 #include "tetrad/transport/diagnostics.h"
@@ -206,8 +207,17 @@ TrainSummary runTraining(const TrainConfig& flags) {
   if (c.workers > 0) stepsPerEpoch(data.train.size(), c.workers, c.batchSize);
 
   const bool output = isOutputProcess();
-  const int64_t parameters = countParameters(c.model, data.train.channels, data.train.height,
-                                             data.train.width, data.train.numClasses);
+  int64_t parameters = 0;
+  std::string modelNote;  // a model file's FLOPs and stages
+  {
+    const ModelPtr model = makeModel(
+        c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses});
+    parameters = model->parameterCount();
+    if (const auto* scripted = dynamic_cast<const ScriptedModel*>(model.get())) {
+      modelNote = fmt::format("  model file {}: {:.4g} MFLOPs per sample forward, {}\n", c.model,
+                              model->forwardFlops() / 1e6, scripted->stagesNote());
+    }
+  }
   if (!c.resume.empty()) {
     TETRAD_CHECK(std::filesystem::is_directory(c.resume), InvalidArgument,
                  "--resume {}: no such run folder", c.resume);
@@ -244,6 +254,7 @@ TrainSummary runTraining(const TrainConfig& flags) {
             c.model.c_str(), static_cast<long long>(parameters), c.data.c_str(), data.train.size(),
             data.test.size(), workers,
             servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str());
+      if (c.announce) std::fputs(modelNote.c_str(), stdout);
       std::fflush(stdout);
     }
     RankTrainer trainer(config, data, t, recorder.get(), pool.get());
