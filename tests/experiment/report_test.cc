@@ -116,8 +116,9 @@ TEST(ReportTable, OneTablePerClusterWithSpeedUps) {
 
 TEST(ReportPlots, ScriptDrawsEveryPlotInPngAndSvg) {
   const PlotSet plots = buildPlots(groupRuns(readRunFolders(kRuns)), "pngcairo");
-  // 3 clusters x 3 plots + scaling (fast and fast8 share a spec), PNG and SVG.
-  EXPECT_EQ(plots.images.size(), 20u);
+  // 3 clusters x 4 plots (accuracy/time, accuracy/bytes, panels, breakdown)
+  // + scaling (fast and fast8 share a spec), PNG and SVG.
+  EXPECT_EQ(plots.images.size(), 26u);
   for (const std::string& image : plots.images) {
     EXPECT_NE(plots.script.find("set output '" + image + "'"), std::string::npos) << image;
   }

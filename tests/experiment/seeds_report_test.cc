@@ -4,6 +4,7 @@
 // Every expected number below is computed by hand from those files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -127,6 +128,55 @@ TEST(SeedStatistics, CurvesAreSeedMeansWithABand) {
   EXPECT_TRUE(found);
   EXPECT_NE(plots.script.find("filledcurves"), std::string::npos);
   EXPECT_NE(plots.script.find("bsp (mean of 3 seeds)"), std::string::npos);
+}
+
+// The small multiples: one panel per dimension that differs from the
+// baseline, the baseline (black) in each, at most 7 other methods per panel.
+TEST(ReportPanels, OnePanelPerDimensionWithTheBaselineInEach) {
+  const PlotSet plots = buildPlots({net()}, "pngcairo");
+  EXPECT_NE(std::find(plots.images.begin(), plots.images.end(), "accuracy_panels-net.png"),
+            plots.images.end());
+  EXPECT_NE(std::find(plots.images.begin(), plots.images.end(), "accuracy_panels-net.svg"),
+            plots.images.end());
+  // fp16, fp16-lw and topk all change only the compressor: one panel.
+  EXPECT_NE(plots.script.find("set multiplot layout 1,1"), std::string::npos) << plots.script;
+  EXPECT_NE(plots.script.find("set title 'compress'"), std::string::npos);
+  EXPECT_EQ(plots.script.find("set title 'sync'"), std::string::npos);
+
+  // Eleven compressors and one sync policy (rows sharing the topk runs'
+  // curves): sync, compress (1/2), compress (2/2).
+  ClusterGroup wide = net();
+  const MethodRow topk = wide.rows[3];
+  wide.rows.resize(3);
+  for (int i = 0; i < 11; ++i) {
+    MethodRow row = topk;
+    row.method = "c" + std::to_string(i);
+    row.compress = "topk:0." + std::to_string(i + 1);
+    wide.rows.push_back(row);
+  }
+  MethodRow local = topk;
+  local.method = "local";
+  local.sync = "local:4";
+  local.compress = "none";
+  wide.rows.push_back(local);
+  const std::string all = buildPlots({wide}, "pngcairo").script;
+  const size_t begin = all.find("# accuracy_panels-");
+  ASSERT_NE(begin, std::string::npos);
+  const std::string script = all.substr(begin, all.find("\n# ", begin + 1) - begin);
+  EXPECT_NE(script.find("set multiplot layout 2,2"), std::string::npos);
+  for (const char* title : {"'sync'", "'compress (1/2)'", "'compress (2/2)'"}) {
+    EXPECT_NE(script.find(std::string("set title ") + title), std::string::npos) << title;
+  }
+  EXPECT_EQ(script.find("set title 'compress (3/"), std::string::npos);
+  EXPECT_NE(script.find("linecolor 7 pointtype 7"), std::string::npos);
+  EXPECT_EQ(script.find("linecolor 8 "), std::string::npos);  // never an 8th in a panel
+  // Each of the 3 panels draws the baseline, once for PNG and once for SVG
+  // (the other plots title it "bsp (mean of 3 seeds)").
+  size_t baselines = 0;
+  for (size_t at = script.find("title 'bsp'"); at != std::string::npos;
+       at = script.find("title 'bsp'", at + 1))
+    ++baselines;
+  EXPECT_EQ(baselines, 2u * 3u);
 }
 
 }  // namespace

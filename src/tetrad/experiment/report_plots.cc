@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -46,6 +47,18 @@ class PlotBuilder {
         "set key outside right top\n{3}set terminal svg {2} noenhanced\nset output '{0}.svg'\n"
         "replot\nunset output\n",
         base, png_, kSize, body);
+    set_.images.push_back(base + ".png");
+    set_.images.push_back(base + ".svg");
+  }
+
+  // A plot of several panels (`body` opens and closes the multiplot): drawn
+  // once per terminal, as gnuplot cannot replot a multiplot.
+  void multiplot(const std::string& base, int width, int height, const std::string& body) {
+    set_.script += fmt::format(
+        "\n# {0}\nreset\nset terminal {1} size {2},{3} noenhanced\nset output '{0}.png'\n{4}"
+        "reset\nset terminal svg size {2},{3} noenhanced\nset output '{0}.svg'\n{4}"
+        "unset output\n",
+        base, png_, width, height, body);
     set_.images.push_back(base + ".png");
     set_.images.push_back(base + ".svg");
   }
@@ -95,16 +108,27 @@ std::vector<MeanPoint> meanCurve(const MethodRow& row) {
   }
 }
 
+// The curves file of one cluster: per row its gnuplot index (-1: no curve)
+// and its mean curve.
+struct ClusterCurves {
+  std::string file;
+  std::vector<int> index;
+  std::vector<std::vector<MeanPoint>> curves;
+};
+
 // Accuracy curves of one cluster against time (column 1) and bytes
 // (column 2): per method the mean over seeds (column 3) and, with several
 // seeds, a band of ± one standard deviation (columns 4 and 5).
-void addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string& safe) {
+ClusterCurves addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string& safe) {
+  ClusterCurves result;
   std::string contents;
   std::vector<std::string> titles;
   std::vector<bool> banded;
   bool positiveBytes = true;
   for (const MethodRow& row : group.rows) {
-    const std::vector<MeanPoint> curve = meanCurve(row);
+    std::vector<MeanPoint> curve = meanCurve(row);
+    result.index.push_back(curve.empty() ? -1 : int(titles.size()));
+    result.curves.push_back(curve);
     if (curve.empty()) continue;
     contents += fmt::format("# {}: mean over {} seeds\n", row.method, row.seeds);
     for (const MeanPoint& p : curve) {
@@ -117,8 +141,9 @@ void addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string&
                                    : row.method);
     banded.push_back(row.seeds > 1);
   }
-  if (titles.empty()) return;
+  if (titles.empty()) return result;
   const std::string file = "curves-" + safe + ".tsv";
+  result.file = file;
   plots.data(file, contents);
   auto plotCommand = [&](const std::string& x) {
     std::string command = "plot ";
@@ -146,6 +171,88 @@ void addCurves(PlotBuilder& plots, const ClusterGroup& group, const std::string&
              title + (positiveBytes ? "set logscale x\n" : "") +
                  "set xlabel 'bytes sent by rank 0 (MiB)'\nset ylabel 'test accuracy'\n" +
                  plotCommand("2"));
+  return result;
+}
+
+// The dimension (0 sync, 1 arch, 2 compress, 3 sched) in which `row` first
+// differs from the baseline `base`; -1 for the baseline's own point.
+int dimensionOf(const MethodRow& row, const MethodRow& base) {
+  if (row.sync != base.sync) return 0;
+  if (row.arch != base.arch) return 1;
+  if (row.compress != base.compress || row.layerWise != base.layerWise) return 2;
+  if (row.sched != base.sched) return 3;
+  return -1;
+}
+
+// Small multiples of accuracy against time: one panel per dimension in
+// which methods differ from the baseline (a method goes to the first
+// dimension it changes), at most kPerPanel methods beside the baseline
+// (black) per panel, so colour and marker pairs never repeat inside one;
+// a dimension with more methods takes several panels. The time axis is
+// logarithmic where a panel's times span more than 30×.
+void addPanels(PlotBuilder& plots, const ClusterGroup& group, const std::string& safe,
+               const ClusterCurves& curves) {
+  constexpr size_t kPerPanel = 7;
+  static const char* kNames[] = {"sync", "arch", "compress", "sched"};
+  if (group.baseline < 0 || curves.file.empty() || curves.index[size_t(group.baseline)] < 0) return;
+  const MethodRow& base = group.rows[size_t(group.baseline)];
+  struct Panel {
+    std::string title;
+    std::vector<size_t> rows;
+  };
+  std::vector<Panel> panels;
+  for (int d = 0; d < 4; ++d) {
+    std::vector<size_t> members;
+    for (size_t r = 0; r < group.rows.size(); ++r) {
+      if (curves.index[r] >= 0 && dimensionOf(group.rows[r], base) == d) members.push_back(r);
+    }
+    const size_t parts = (members.size() + kPerPanel - 1) / kPerPanel;
+    for (size_t part = 0; part < parts; ++part) {
+      Panel panel;
+      panel.title = parts == 1 ? kNames[d] : fmt::format("{} ({}/{})", kNames[d], part + 1, parts);
+      for (size_t i = part * kPerPanel; i < std::min(members.size(), (part + 1) * kPerPanel); ++i)
+        panel.rows.push_back(members[i]);
+      panels.push_back(std::move(panel));
+    }
+  }
+  if (panels.empty()) return;
+  const int columns = panels.size() == 1 ? 1 : panels.size() <= 4 ? 2 : 3;
+  const int rows = int((panels.size() + size_t(columns) - 1) / size_t(columns));
+  std::string body =
+      fmt::format("set multiplot layout {},{} title {}\n", rows, columns,
+                  quoted(fmt::format("{}: {}, {} workers: test accuracy against training time",
+                                     group.cluster, group.spec, group.workers)));
+  auto series = [&](size_t row, const std::string& style) {
+    const int index = curves.index[row];
+    std::string text;
+    if (group.rows[row].seeds > 1) {
+      text += fmt::format(
+          "{} index {} using 1:4:5 with filledcurves fillstyle transparent solid 0.2 noborder "
+          "{} notitle, ",
+          quoted(curves.file), index, style.substr(0, style.find(" pointtype")));
+    }
+    return text + fmt::format("{} index {} using 1:3 with linespoints {} title {}",
+                              quoted(curves.file), index, style, quoted(group.rows[row].method));
+  };
+  for (const Panel& panel : panels) {
+    double low = INFINITY, high = 0;
+    for (size_t row : panel.rows) {
+      for (const MeanPoint& p : curves.curves[row]) {
+        if (p.time > 0) low = std::min(low, p.time), high = std::max(high, p.time);
+      }
+    }
+    body += fmt::format(
+        "set title {}\nset grid\nset key bottom right\nset xlabel 'training time (s)'\n"
+        "set ylabel 'test accuracy'\n{}scale x\nplot {}",
+        quoted(panel.title), high > 30 * low ? "set log" : "unset log",
+        series(size_t(group.baseline), "linecolor rgb 'black' linewidth 2 pointtype 7"));
+    for (size_t i = 0; i < panel.rows.size(); ++i) {
+      body += ", " + series(panel.rows[i], fmt::format("linecolor {} pointtype {}", i + 1, i + 1));
+    }
+    body += "\n";
+  }
+  body += "unset multiplot\n";
+  plots.multiplot("accuracy_panels-" + safe, 560 * columns, 400 * rows, body);
 }
 
 void addBreakdown(PlotBuilder& plots, const ClusterGroup& group, const std::string& safe) {
@@ -225,7 +332,8 @@ PlotSet buildPlots(const std::vector<ClusterGroup>& groups, const std::string& p
   for (const ClusterGroup& group : groups) {
     std::string safe = fileSafe(group.cluster);
     while (!used.insert(safe).second) safe += "_";
-    addCurves(plots, group, safe);
+    const ClusterCurves curves = addCurves(plots, group, safe);
+    addPanels(plots, group, safe, curves);
     addBreakdown(plots, group, safe);
   }
   addScaling(plots, groups);
