@@ -22,6 +22,7 @@ void addReportCommand(CommandGroups& groups) {
                 files.finished, files.runs);
     std::printf("plots:  %s/ (%zu files: PNG and SVG)\n", files.plotsDir.c_str(),
                 files.images.size());
+    if (!files.winners.empty()) std::printf("\n%s", files.winners.c_str());
     std::fflush(stdout);
   });
 }

@@ -92,7 +92,9 @@ ReportFiles writeReport(const std::string& dir) {
       "(simulated seconds on SimGrid clusters), per-iteration values are means over ranks "
       "and seeds (columns: docs/experiments.md).\n\n",
       dir, files.runs, files.finished);
+  files.winners = winnersLine(groups);
   markdown += files.tables + plotLinks(plots.images) + mapSection(dir) + unfinished(records);
+  if (!files.winners.empty()) markdown += "\n" + files.winners;
   files.markdownPath = (fs::path(dir) / "report.md").string();
   writeText(files.markdownPath, markdown);
   return files;

@@ -20,6 +20,7 @@ namespace tetrad::experiment {
 struct ReportFiles {
   std::string markdownPath;         // DIR/report.md
   std::string tables;               // the markdown tables, as in report.md
+  std::string winners;              // winnersLine() (report_table.h), report.md's last line
   std::string plotsDir;             // DIR/plots
   std::vector<std::string> images;  // paths of the PNG and SVG files
   size_t runs = 0;                  // run folders read

@@ -167,3 +167,44 @@ std::string markdownTables(const std::vector<ClusterGroup>& groups) {
 }
 
 }  // namespace tetrad::experiment
+
+namespace tetrad::experiment {
+
+std::string winnersLine(const std::vector<ClusterGroup>& groups) {
+  std::string line;
+  for (const ClusterGroup& g : groups) {
+    const MethodRow* fastest = nullptr;
+    const MethodRow* accurate = nullptr;
+    for (const MethodRow& row : g.rows) {
+      if (row.layerWise || row.seeds == 0) continue;
+      if (row.reachedTarget == row.seeds && !std::isnan(row.timeToTarget) &&
+          (fastest == nullptr || row.timeToTarget < fastest->timeToTarget))
+        fastest = &row;
+      if (!std::isnan(row.accuracyMean) &&
+          (accurate == nullptr || row.accuracyMean > accurate->accuracyMean))
+        accurate = &row;
+    }
+    std::string text;
+    if (fastest != nullptr) {
+      const MethodRow* base = g.baseline >= 0 ? &g.rows[size_t(g.baseline)] : nullptr;
+      const double speed = base ? speedUp(base->timeToTarget, fastest->timeToTarget) : kMissing;
+      text = fmt::format("{} {} ({} to {:.2f}{})", g.cluster, fastest->method,
+                         formatSeconds(fastest->timeToTarget), fastest->targetAccuracy,
+                         std::isnan(speed) || fastest == base
+                             ? ""
+                             : fmt::format(", {:.2f}× {}", speed, base->method));
+    } else if (accurate != nullptr) {
+      text = fmt::format("{} none reached {}; most accurate {} ({:.4f})", g.cluster,
+                         std::isnan(accurate->targetAccuracy)
+                             ? std::string("a target (none set)")
+                             : fmt::format("{:.2f}", accurate->targetAccuracy),
+                         accurate->method, accurate->accuracyMean);
+    } else {
+      continue;
+    }
+    line += (line.empty() ? "" : "; ") + text;
+  }
+  return line.empty() ? "" : "Winner per network: " + line + "\n";
+}
+
+}  // namespace tetrad::experiment

@@ -31,4 +31,12 @@ double speedUp(double baselineTime, double methodTime);
 // The markdown tables (with a heading per cluster) of `groups`.
 std::string markdownTables(const std::vector<ClusterGroup>& groups);
 
+// One line naming each cluster's winner: the method (layer-wise ablations
+// aside) that reached the target accuracy on every seed in the least
+// training time, with its time and its speed-up over the baseline; where no
+// method reached the target (or none is set), the most accurate method,
+// said as such. "Winner per network: 1GbE topk (0.840 s to 0.78, 2.10×
+// bsp); 10GbE ...\n".
+std::string winnersLine(const std::vector<ClusterGroup>& groups);
+
 }  // namespace tetrad::experiment
