@@ -222,17 +222,20 @@ void addPanels(PlotBuilder& plots, const ClusterGroup& group, const std::string&
       fmt::format("set multiplot layout {},{} title {}\n", rows, columns,
                   quoted(fmt::format("{}: {}, {} workers: test accuracy against training time",
                                      group.cluster, group.spec, group.workers)));
-  auto series = [&](size_t row, const std::string& style) {
+  // One method's curve (and its seed band) in `color`; `marks`: line width
+  // and point type.
+  auto series = [&](size_t row, const std::string& color, const std::string& marks) {
     const int index = curves.index[row];
     std::string text;
     if (group.rows[row].seeds > 1) {
       text += fmt::format(
           "{} index {} using 1:4:5 with filledcurves fillstyle transparent solid 0.2 noborder "
-          "{} notitle, ",
-          quoted(curves.file), index, style.substr(0, style.find(" pointtype")));
+          "linecolor {} notitle, ",
+          quoted(curves.file), index, color);
     }
-    return text + fmt::format("{} index {} using 1:3 with linespoints {} title {}",
-                              quoted(curves.file), index, style, quoted(group.rows[row].method));
+    return text + fmt::format("{} index {} using 1:3 with linespoints linecolor {} {} title {}",
+                              quoted(curves.file), index, color, marks,
+                              quoted(group.rows[row].method));
   };
   for (const Panel& panel : panels) {
     double low = INFINITY, high = 0;
@@ -245,9 +248,10 @@ void addPanels(PlotBuilder& plots, const ClusterGroup& group, const std::string&
         "set title {}\nset grid\nset key bottom right\nset xlabel 'training time (s)'\n"
         "set ylabel 'test accuracy'\n{}scale x\nplot {}",
         quoted(panel.title), high > 30 * low ? "set log" : "unset log",
-        series(size_t(group.baseline), "linecolor rgb 'black' linewidth 2 pointtype 7"));
+        series(size_t(group.baseline), "rgb 'black'", "linewidth 2 pointtype 7"));
     for (size_t i = 0; i < panel.rows.size(); ++i) {
-      body += ", " + series(panel.rows[i], fmt::format("linecolor {} pointtype {}", i + 1, i + 1));
+      body +=
+          ", " + series(panel.rows[i], std::to_string(i + 1), fmt::format("pointtype {}", i + 1));
     }
     body += "\n";
   }

@@ -68,22 +68,9 @@ TimingWorkload fileWorkload(const std::string& path, const sched::ModelInput& in
   return w;
 }
 
-}  // namespace
-
-TimingWorkload timingWorkload(const ResolvedConfig& config) {
-  const TrainConfig& c = config.given;
-  const NominalData data = nominalData(c);
-  if (isModelFile(c.model)) {
-    TimingWorkload w = fileWorkload(c.model, data.input);
-    w.trainSamples = data.trainSamples;
-    if (config.compute.kind == ComputeSpec::Kind::kMeasured) {
-      w.probe = measureComputeProbe(
-          c.model, {data.input.channels, data.input.height, data.input.width, data.input.classes},
-          c.batchSize, c.seed);
-    }
-    return w;
-  }
-  const std::vector<sched::LayerShape> layers = sched::modelLayers(c.model, data.input);
+// A built-in model's workload: the layer tables of sched/model_shapes.h.
+TimingWorkload builtInWorkload(const std::string& model, const sched::ModelInput& input) {
+  const std::vector<sched::LayerShape> layers = sched::modelLayers(model, input);
   TimingWorkload w;
   for (const sched::LayerShape& layer : layers) {
     const bool pair = layer.tensorElements.size() == 2;
@@ -103,6 +90,16 @@ TimingWorkload timingWorkload(const ResolvedConfig& config) {
       w.bufferFloats += 2 * size_t(layer.tensorElements[0]);
   }
   w.forwardFlops = modelForwardFlops(layers);
+  return w;
+}
+
+}  // namespace
+
+TimingWorkload timingWorkload(const ResolvedConfig& config) {
+  const TrainConfig& c = config.given;
+  const NominalData data = nominalData(c);
+  TimingWorkload w = isModelFile(c.model) ? fileWorkload(c.model, data.input)
+                                          : builtInWorkload(c.model, data.input);
   w.trainSamples = data.trainSamples;
   if (config.compute.kind == ComputeSpec::Kind::kMeasured) {
     w.probe = measureComputeProbe(
