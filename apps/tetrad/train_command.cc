@@ -126,6 +126,11 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_flag("--timing-only", c.timingOnly,
                 "Simulate time and traffic only: no model or data, payload-free messages of the "
                 "method's sizes, compute from --compute (measured: one probe)");
+  cmd->add_option("--engine", c.engine,
+                  "simgrid: every message through SimGrid; analytic (with --timing-only): "
+                  "collectives in closed form on a contention-free network, for thousands of "
+                  "workers (needs --net-model cm02 or profile:FILE; docs/training.md)")
+      ->capture_default_str();
   cmd->add_option("--on-nonfinite", c.onNonFinite,
                   "A NaN or Inf in the loss or a gradient: stop (every rank, status diverged) "
                   "or skip (that step, on every rank); off: no check (no per-iteration agreement)")

@@ -3,14 +3,32 @@
 #include "tetrad/collectives/allgather.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include <cstring>
 #include <numeric>
 
+#include "tetrad/collectives/analytic_collective.h"
 #include "tetrad/collectives/building_blocks.h"
 #include "tetrad/collectives/call_check.h"
 
 namespace tetrad {
+namespace {
+
+// "all-gather ring of 8 x 4 bytes", or every count when they differ.
+std::string allgatherSignature(AllgatherAlgorithm algorithm, std::span<const size_t> counts) {
+  const bool equal = std::all_of(counts.begin(), counts.end(),
+                                 [&](size_t count) { return count == counts.front(); });
+  if (equal) {
+    return fmt::format("all-gather {} of {} x {} bytes", toString(algorithm), counts.size(),
+                       counts.empty() ? 0 : counts.front());
+  }
+  return fmt::format("all-gather {} of bytes {}", toString(algorithm), fmt::join(counts, ","));
+}
+
+}  // namespace
 
 void allgathervBytes(Transport& transport, ConstBytes mine, MutableBytes out,
                      std::span<const size_t> byteCounts, const AllgatherOptions& options) {
@@ -37,14 +55,20 @@ void allgathervBytes(Transport& transport, ConstBytes mine, MutableBytes out,
   if (!mine.empty() && mine.data() != out.data() + blocks[rank].offset) {
     std::memmove(out.data() + blocks[rank].offset, mine.data(), mine.size());
   }
+  const auto run = [&](Transport& t, MutableBytes data) {
+    if (options.algorithm == AllgatherAlgorithm::kRing) {
+      detail::ringAllgatherv(t, detail::Group::world(t), data, blocks, options.tag);
+    } else {
+      detail::allgathervRecursiveDoubling(t, data, blocks, options.tag);
+    }
+  };
   detail::runWithContext(
       [&] {
-        if (options.algorithm == AllgatherAlgorithm::kRing) {
-          detail::ringAllgatherv(transport, detail::Group::world(transport), out, blocks,
-                                 options.tag);
-        } else {
-          detail::allgathervRecursiveDoubling(transport, out, blocks, options.tag);
+        if (detail::runAnalytically(transport, allgatherSignature(options.algorithm, byteCounts),
+                                    options.tag, out.size(), run)) {
+          return;
         }
+        run(transport, out);
       },
       [&] {
         return fmt::format(

@@ -8,7 +8,10 @@
 // the bytes counted are exactly the packets' bytes.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "tetrad/collectives/allgather.h"
+#include "tetrad/collectives/analytic_collective.h"
 #include "tetrad/collectives/call_check.h"
 
 namespace tetrad {
@@ -21,6 +24,22 @@ std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
   // Packets differ in size across ranks: the length is not compared.
   const CollectiveScope scope(transport, {"byte all-gather", "ring", 0, "bytes", 0, options.tag});
   std::vector<ByteBuffer> packets(static_cast<size_t>(p));
+  if (p > 1) {
+    // The analytic engine: payload-free, so zero-filled packets of the
+    // ranks' sizes, as the simulator's payload-free receives give.
+    std::optional<std::vector<uint64_t>> sizes;
+    try {
+      sizes = detail::allgatherBytesAnalytically(transport, mine.size(), options.tag);
+    } catch (const Error&) {
+      rethrowWithPrefix(fmt::format("rank {} of {}: byte all-gather of a {}-byte packet (tag {}): ",
+                                    rank, p, mine.size(), options.tag));
+    }
+    if (sizes) {
+      for (int r = 0; r < p; ++r) packets[size_t(r)] = ByteBuffer((*sizes)[size_t(r)]);
+      packets[rank].assign(mine.begin(), mine.end());
+      return packets;
+    }
+  }
   packets[rank].assign(mine.begin(), mine.end());
   if (p == 1) return packets;
   const int right = (rank + 1) % p;

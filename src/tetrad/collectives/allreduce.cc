@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "tetrad/collectives/analytic_collective.h"
 #include "tetrad/collectives/building_blocks.h"
 #include "tetrad/collectives/call_check.h"
 #include "tetrad/core/error.h"
@@ -33,28 +34,43 @@ void allreduce(Transport& transport, std::span<float> data, const AllreduceOptio
   const ReduceOp op = options.op;
   const CollectiveScope scope(transport, {"all-reduce", toString(options.algorithm), data.size(),
                                           toString(wire), op == ReduceOp::kSum ? 0 : 1, tag});
+  // The algorithm on `t` (this rank's transport, or the analytic engine's
+  // recording one).
+  const auto run = [&](Transport& t, std::span<float> values) {
+    switch (options.algorithm) {
+      case AllreduceAlgorithm::kRing:
+        return detail::allreduceRing(t, values, op, wire, tag);
+      case AllreduceAlgorithm::kRecursiveDoubling:
+        return detail::allreduceRecursiveDoubling(t, values, op, wire, tag);
+      case AllreduceAlgorithm::kRabenseifner:
+        return detail::allreduceRabenseifner(t, values, op, wire, tag);
+      case AllreduceAlgorithm::kTree:
+        return detail::allreduceTree(t, values, op, wire, tag);
+      case AllreduceAlgorithm::kHierarchical:
+        return detail::allreduceHierarchical(t, values, op, wire, tag);
+      case AllreduceAlgorithm::kNative:
+        TETRAD_CHECK(wire == WirePrecision::kFloat32, Unsupported,
+                     "the native all-reduce sends float32 only; a {} wire needs one of "
+                     "ring, rd, rabenseifner, tree, hierarchical",
+                     toString(wire));
+        return t.nativeAllreduce(values, op);
+    }
+    TETRAD_FAIL(InvalidArgument, "unknown all-reduce algorithm {}",
+                static_cast<int>(options.algorithm));
+  };
   detail::runWithContext(
       [&] {
-        switch (options.algorithm) {
-          case AllreduceAlgorithm::kRing:
-            return detail::allreduceRing(transport, data, op, wire, tag);
-          case AllreduceAlgorithm::kRecursiveDoubling:
-            return detail::allreduceRecursiveDoubling(transport, data, op, wire, tag);
-          case AllreduceAlgorithm::kRabenseifner:
-            return detail::allreduceRabenseifner(transport, data, op, wire, tag);
-          case AllreduceAlgorithm::kTree:
-            return detail::allreduceTree(transport, data, op, wire, tag);
-          case AllreduceAlgorithm::kHierarchical:
-            return detail::allreduceHierarchical(transport, data, op, wire, tag);
-          case AllreduceAlgorithm::kNative:
-            TETRAD_CHECK(wire == WirePrecision::kFloat32, Unsupported,
-                         "the native all-reduce sends float32 only; a {} wire needs one of "
-                         "ring, rd, rabenseifner, tree, hierarchical",
-                         toString(wire));
-            return transport.nativeAllreduce(data, op);
+        const std::string signature =
+            fmt::format("all-reduce {} of {} floats, {} wire, {}", toString(options.algorithm),
+                        data.size(), toString(wire), op == ReduceOp::kSum ? "sum" : "average");
+        if (detail::runAnalytically(transport, signature, tag, data.size_bytes(),
+                                    [&](Transport& t, MutableBytes scratch) {
+                                      run(t, {reinterpret_cast<float*>(scratch.data()),
+                                              data.size()});
+                                    })) {
+          return;
         }
-        TETRAD_FAIL(InvalidArgument, "unknown all-reduce algorithm {}",
-                    static_cast<int>(options.algorithm));
+        run(transport, data);
       },
       [&] {
         const std::string wireNote =

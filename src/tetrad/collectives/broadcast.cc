@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "tetrad/collectives/analytic_collective.h"
 #include "tetrad/collectives/building_blocks.h"
 #include "tetrad/collectives/call_check.h"
 
@@ -17,14 +18,20 @@ void broadcast(Transport& transport, MutableBytes data, const BroadcastOptions& 
                options.root, p);
   const CollectiveScope scope(transport, {"broadcast", toString(options.algorithm), data.size(),
                                           "bytes", options.root, options.tag});
+  const auto run = [&](Transport& t, MutableBytes bytes) {
+    if (options.algorithm == BroadcastAlgorithm::kBinomial) {
+      detail::binomialBroadcast(t, detail::Group::world(t), bytes, options.root, options.tag);
+    } else {
+      detail::broadcastScatterAllgather(t, bytes, options.root, options.tag);
+    }
+  };
   detail::runWithContext(
       [&] {
-        if (options.algorithm == BroadcastAlgorithm::kBinomial) {
-          detail::binomialBroadcast(transport, detail::Group::world(transport), data, options.root,
-                                    options.tag);
-        } else {
-          detail::broadcastScatterAllgather(transport, data, options.root, options.tag);
-        }
+        const std::string signature =
+            fmt::format("broadcast {} of {} bytes from rank {}", toString(options.algorithm),
+                        data.size(), options.root);
+        if (detail::runAnalytically(transport, signature, options.tag, data.size(), run)) return;
+        run(transport, data);
       },
       [&] {
         return fmt::format("rank {} of {}: {} broadcast of {} bytes from rank {} (tag {})",

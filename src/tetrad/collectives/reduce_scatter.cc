@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "tetrad/collectives/analytic_collective.h"
 #include "tetrad/collectives/building_blocks.h"
 #include "tetrad/collectives/call_check.h"
 #include "tetrad/collectives/reduce_ops.h"
@@ -44,18 +45,29 @@ void reduceScatter(Transport& transport, std::span<float> data,
   const CollectiveScope scope(transport,
                               {"reduce-scatter", toString(options.algorithm), data.size(), "fp32",
                                options.op == ReduceOp::kSum ? 0 : 1, options.tag});
+  const auto run = [&](Transport& t, std::span<float> values) {
+    if (options.algorithm == ReduceScatterAlgorithm::kRing) {
+      detail::WireImage image(t, WirePrecision::kFloat32, values);
+      detail::ringReduceScatter(t, detail::Group::world(t), image, options.tag);
+      const BlockRange mine = blockRange(values.size(), p, t.rank());
+      if (computesOnData(t)) finishReduction(values.subspan(mine.offset, mine.count), options.op, p);
+    } else {
+      reduceScatterHalving(t, values, options.op, options.tag);
+    }
+  };
   detail::runWithContext(
       [&] {
-        if (options.algorithm == ReduceScatterAlgorithm::kRing) {
-          detail::WireImage image(transport, WirePrecision::kFloat32, data);
-          detail::ringReduceScatter(transport, detail::Group::world(transport), image, options.tag);
-          const BlockRange mine = blockRange(data.size(), p, transport.rank());
-          if (computesOnData(transport)) {
-            finishReduction(data.subspan(mine.offset, mine.count), options.op, p);
-          }
-        } else {
-          reduceScatterHalving(transport, data, options.op, options.tag);
+        const std::string signature = fmt::format(
+            "reduce-scatter {} of {} floats, {}", toString(options.algorithm), data.size(),
+            options.op == ReduceOp::kSum ? "sum" : "average");
+        if (detail::runAnalytically(
+                transport, signature, options.tag, data.size_bytes(),
+                [&](Transport& t, MutableBytes scratch) {
+                  run(t, {reinterpret_cast<float*>(scratch.data()), data.size()});
+                })) {
+          return;
         }
+        run(transport, data);
       },
       [&] {
         return fmt::format("rank {} of {}: {} reduce-scatter of {} floats (tag {})",

@@ -57,8 +57,13 @@ int workerCount(const ResolvedConfig& config, const Transport& world) {
 class TimingRank {
  public:
   TimingRank(const ResolvedConfig& config, const TimingWorkload& workload, Transport& world,
-             RunRecorder* recorder, std::vector<RankTotals>& totals)
-      : config_(config), workload_(workload), world_(world), recorder_(recorder), totals_(totals) {}
+             RunRecorder* recorder, std::vector<RankTotals>& totals, std::vector<float>& shared)
+      : config_(config),
+        workload_(workload),
+        world_(world),
+        recorder_(recorder),
+        totals_(totals),
+        shared_(shared) {}
 
   RankResult run();
 
@@ -95,7 +100,9 @@ class TimingRank {
   std::unique_ptr<LrSchedule> schedule_;
   std::unique_ptr<ComputeTimer> timer_;
   std::unique_ptr<NonFiniteGuard> guard_;  // collective runs unless --on-nonfinite off
+  std::vector<float>& shared_;  // see run(): the buffer ranks may share
   std::vector<float> grads_, params_;
+  std::span<float> gradients_;  // grads_, or shared_
   double batchFlops_ = 0, stepFlops_ = 0;
   int64_t perEpoch_ = 0, total_ = 0, logEvery_ = 1, lastEval_ = -1;
   bool mixes_ = false;  // gossip: the workers' models differ
@@ -135,14 +142,27 @@ RankResult TimingRank::run() {
 
   const bool pushPull = sync_->mode() == SyncMode::kPushPull;
   if (worker) {
-    grads_.resize(floats);
-    fillSeeded(grads_, mixSeed(mixSeed(c.seed, kFillStream), uint64_t(world_.rank())));
     // The gradient buffer stands in for the parameters where nothing keeps
     // them (all-reduce BSP): one buffer per rank instead of two.
     const bool keepsParams =
         pushPull || sync_->averagesModels() || config_.arch.family != "allreduce";
+    // Payload-free ranks whose exchange never reads a value (an uncompressed
+    // all-reduce) share one buffer: 10,000 ranks need not each hold a model.
+    const bool valuesUnread = !world_.carriesPayload() && !keepsParams &&
+                              config_.compress == "none" && config_.arch.family == "allreduce";
+    if (valuesUnread) {
+      if (shared_.size() != floats) {
+        shared_.assign(floats, 0.0f);
+        fillSeeded(shared_, mixSeed(c.seed, kFillStream));
+      }
+      gradients_ = shared_;
+    } else {
+      grads_.resize(floats);
+      fillSeeded(grads_, mixSeed(mixSeed(c.seed, kFillStream), uint64_t(world_.rank())));
+      gradients_ = grads_;
+    }
     if (keepsParams) params_ = grads_;
-    std::span<float> params = keepsParams ? std::span<float>(params_) : std::span<float>(grads_);
+    std::span<float> params = keepsParams ? std::span<float>(params_) : gradients_;
     broadcast(*group_, params, {BroadcastAlgorithm::kBinomial, 0, broadcastTag});
   }
 
@@ -176,7 +196,7 @@ RankResult TimingRank::run() {
                                             c.computeNoise, c.seed, world_.rank());
     batchFlops_ = 3.0 * workload_.forwardFlops * c.batchSize;
     stepFlops_ = 4.0 * double(floats);
-    exchange_->start(params_.empty() ? std::span<const float>(grads_)
+    exchange_->start(params_.empty() ? std::span<const float>(gradients_)
                                      : std::span<const float>(params_));
     // The real loop's per-iteration agreement (one float per worker, the
     // same all-gather); push-pull workers check locally, without messages.
@@ -283,7 +303,7 @@ void TimingRank::runCollective() {
       guard_->agree(iteration + 1, 0.0, {});
       meter_->addComm(world_.now() - start);
     }
-    if (point.reduceGradients) averageBuckets(ExchangeStream::kGradients, grads_);
+    if (point.reduceGradients) averageBuckets(ExchangeStream::kGradients, gradients_);
     charge(chargeStep());
     if (point.averageModels && mixes) {
       const double start = world_.now();
@@ -354,8 +374,9 @@ int64_t timingStepsPerEpoch(size_t samples, int workers, int batch) {
 }
 
 RankResult runTimingRank(const ResolvedConfig& config, const TimingWorkload& workload,
-                         Transport& world, RunRecorder* recorder, std::vector<RankTotals>& totals) {
-  return TimingRank(config, workload, world, recorder, totals).run();
+                         Transport& world, RunRecorder* recorder, std::vector<RankTotals>& totals,
+                         std::vector<float>& shared) {
+  return TimingRank(config, workload, world, recorder, totals, shared).run();
 }
 
 }  // namespace tetrad::train

@@ -67,7 +67,11 @@ int64_t timingStepsPerEpoch(size_t samples, int workers, int batch);
 // the (one-process) simulation: payload-free messages cannot carry the run
 // totals, so each rank writes its own slot and, after the all-gather of the
 // totals that a real run does too, every rank reads them all.
+// `shared`: one buffer for the whole run (empty at first), which payload-
+// free ranks whose exchange never reads gradient values use instead of
+// their own (the simulator runs one rank at a time).
 RankResult runTimingRank(const ResolvedConfig& config, const TimingWorkload& workload,
-                         Transport& world, RunRecorder* recorder, std::vector<RankTotals>& totals);
+                         Transport& world, RunRecorder* recorder, std::vector<RankTotals>& totals,
+                         std::vector<float>& shared);
 
 }  // namespace tetrad::train

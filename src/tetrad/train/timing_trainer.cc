@@ -11,6 +11,7 @@
 #include "tetrad/train/model_file.h"
 #include "tetrad/train/models.h"
 #include "tetrad/train/run_recorder.h"
+#include "tetrad/transport/analytic_network.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad::train {
@@ -128,9 +129,11 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
   launchOptions.simConfig = config.simConfig;
   // The parameter server parses its packets: it needs payloads.
   launchOptions.payloadFree = !config.arch.holdsWeights();
+  launchOptions.analyticCollectives = c.engine == "analytic";
 
   TrainSummary summary;
   std::vector<RankTotals> totals;
+  std::vector<float> shared;
   launch(launchOptions, [&](Transport& t) {
     if (totals.size() != size_t(t.size())) totals.resize(size_t(t.size()));  // first rank to run
     const int servers = config.arch.serverRanks;
@@ -143,10 +146,11 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
       recorder->writeConfig(configToJson(config, workers));
       if (c.announce)
         std::printf(
-            "tetrad train --timing-only: model %s (%lld parameters), %d workers%s on %s, "
+            "tetrad train --timing-only: model %s (%lld parameters), %d workers%s on %s%s, "
             "compute %s%s\n",
             c.model.c_str(), static_cast<long long>(parameters), workers,
             servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str(),
+            t.analytic() ? fmt::format(" [engine {}]", t.analytic()->describe()).c_str() : "",
             config.compute.toString().c_str(),
             config.compute.kind == ComputeSpec::Kind::kMeasured
                 ? fmt::format(" (probe: {:.3g} s forward/backward, {:.3g} s step)",
@@ -155,11 +159,12 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
                 : "");
       std::fflush(stdout);
     }
-    RankResult r = runTimingRank(config, workload, t, recorder.get(), totals);
+    RankResult r = runTimingRank(config, workload, t, recorder.get(), totals, shared);
     if (t.rank() != 0) return;
     summary.timingOnly = true;
     summary.folder = recorder ? recorder->folder() : "";
     summary.engine = t.engine();
+    if (t.analytic()) summary.analyticEngine = t.analytic()->describe();
     summary.model = c.model;
     summary.data = c.data;
     summary.cluster = c.cluster;

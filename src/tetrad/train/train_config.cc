@@ -21,6 +21,7 @@
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/model_file.h"
 #include "tetrad/train/partition.h"
+#include "tetrad/transport/cluster_network.h"
 #include "tetrad/transport/launcher.h"
 
 namespace tetrad::train {
@@ -59,6 +60,42 @@ void checkTimingOnly(const ResolvedConfig& r) {
                  "alternatives: topk:R, qsgd:S)",
                  spec);
   }
+}
+
+// --engine analytic (transport/analytic_network.h): timing-only on a
+// simulated star or two-level cluster, payload-free, and on two levels only
+// the all-reduces whose messages never share a node uplink.
+void checkEngine(const ResolvedConfig& r) {
+  const TrainConfig& c = r.given;
+  TETRAD_CHECK(c.engine == "simgrid" || c.engine == "analytic", InvalidArgument,
+               "invalid --engine '{}': simgrid or analytic", c.engine);
+  if (c.engine != "analytic") return;
+  TETRAD_CHECK(c.timingOnly && !r.mpi, InvalidArgument,
+               "--engine analytic times simulated --timing-only runs (it computes no model)");
+  TETRAD_CHECK(!r.arch.holdsWeights(), InvalidArgument,
+               "--engine analytic needs payload-free messages; a parameter server's timing-only "
+               "run carries its packets (use --engine simgrid)");
+  const auto chosen = [&](const std::string& item) {
+    return std::find(r.simConfig.begin(), r.simConfig.end(), item) != r.simConfig.end();
+  };
+  TETRAD_CHECK(chosen("network/model:CM02") && chosen("network/crosstraffic:0"), InvalidArgument,
+               "--engine analytic evaluates CM02 without cross traffic: give --net-model cm02 "
+               "or profile:FILE (SimGrid's default LV08 shares bandwidth in ways it does not "
+               "model)");
+  const ClusterNetwork network = clusterNetwork(c.cluster);
+  TETRAD_CHECK(network.shape != ClusterShape::kOther, InvalidArgument,
+               "--engine analytic models stars and two-level clusters without contention; '{}' "
+               "has shared links it would not model (use --engine simgrid)",
+               c.cluster);
+  const bool sharesUplinks = r.allreduce != AllreduceAlgorithm::kRing &&
+                             r.allreduce != AllreduceAlgorithm::kHierarchical;
+  TETRAD_CHECK(network.shape != ClusterShape::kTwoLevel || network.ranksPerNode == 1 ||
+                   !sharesUplinks,
+               InvalidArgument,
+               "--engine analytic on a two-level cluster: the {} all-reduce sends several "
+               "messages through one node uplink at once, which it does not model (use ring or "
+               "hierarchical, or --engine simgrid)",
+               toString(r.allreduce));
 }
 
 }  // namespace
@@ -255,6 +292,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   r.netModel = r.mpi                ? "real"
                : c.netModel.empty() ? model::impliedNetModel(c.simConfig)
                                     : c.netModel;
+  checkEngine(r);
   const bool choosesOptim =
       std::any_of(c.simConfig.begin(), c.simConfig.end(),
                   [](const std::string& item) { return item.starts_with("network/optim:"); });
@@ -291,6 +329,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["workers"] = workers;
   j["cluster"] = c.cluster;
   j["net_model"] = r.netModel;
+  j["engine"] = c.engine;
   j["sim_config"] = r.simConfig;
   j["timeout"] = c.timeout;
   j["compute"] = r.compute.toString();

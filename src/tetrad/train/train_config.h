@@ -47,6 +47,9 @@ struct TrainConfig {
   double timeout = 300;                // seconds of the engine's clock, every wait
   std::vector<std::string> simConfig;  // extra SimGrid --cfg items
   std::string netModel;  // --net-model: lv08, cm02, profile:FILE ("": SimGrid's default)
+  // --engine: "simgrid" (every message through SimGrid) or "analytic"
+  // (timing-only: collectives in closed form, transport/analytic_network.h).
+  std::string engine = "simgrid";
   std::string compute = "measured";
   std::vector<std::string> stragglers;  // RANK:FACTOR
   double computeNoise = 0;

@@ -79,6 +79,7 @@ std::string TrainSummary::toJson() const {
   j["engine"] = engine;
   if (!timingOnly) j["passes_on_pool"] = passesOnPool;
   if (timingOnly) j["timing_only"] = true;
+  if (!analyticEngine.empty()) j["analytic_engine"] = analyticEngine;
   j["model"] = model;
   j["data"] = data;
   j["cluster"] = cluster;
@@ -156,7 +157,8 @@ std::string TrainSummary::toText() const {
   }
   text += fmt::format("  target accuracy    {}\n", target);
   if (engine == "sim") {
-    text += fmt::format("  training time      {} simulated (wall {})\n", formatSeconds(trainTime),
+    text += fmt::format("  training time      {} simulated{} (wall {})\n", formatSeconds(trainTime),
+                        analyticEngine.empty() ? "" : ", analytic engine",
                         formatSeconds(wallTime));
   } else {
     text += fmt::format("  training time      {} wall\n", formatSeconds(trainTime));

@@ -60,6 +60,9 @@ struct TrainSummary {
   // --timing-only (timing_trainer.h): no model, so accuracies and losses are
   // NaN (null in JSON).
   bool timingOnly = false;
+  // --engine analytic: the engine's network as it describes itself
+  // (transport/analytic_network.h); empty otherwise.
+  std::string analyticEngine;
 
   std::string toJson() const;
   // A short human-readable block for the terminal.

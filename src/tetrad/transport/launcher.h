@@ -39,6 +39,10 @@ struct LaunchOptions {
   std::vector<std::string> simConfig;
   // Simulation only: show SimGrid's own log messages.
   bool simVerbose = false;
+  // Simulation only: the analytic engine (transport/analytic_network.h):
+  // collectives in closed form, contention-free. Needs payloadFree, a star
+  // or two-level cluster and CM02 without cross traffic (InvalidArgument).
+  bool analyticCollectives = false;
 };
 
 using WorkerFn = std::function<void(Transport&)>;

@@ -40,6 +40,12 @@ class PrefixTransport final : public Transport {
   int ranksPerNode() const override { return parent_.ranksPerNode(); }
   // The engine's all-reduce runs on the whole world: only when the view is it.
   void nativeAllreduce(std::span<float> data, ReduceOp op) override;
+  AnalyticNetwork* analytic() override { return parent_.analytic(); }
+  void countTraffic(int peer, uint64_t bytesSent, uint64_t messagesSent, uint64_t bytesReceived,
+                    uint64_t messagesReceived) override {
+    Transport::countTraffic(peer, bytesSent, messagesSent, bytesReceived, messagesReceived);
+    parent_.countTraffic(peer, bytesSent, messagesSent, bytesReceived, messagesReceived);
+  }
 
  private:
   Transport& parent_;

@@ -12,56 +12,85 @@ void waitAll(std::vector<RequestPtr>& requests) {
 }
 
 TrafficCounters::TrafficCounters(int worldSize, int self)
-    : self_(self), peers_(static_cast<size_t>(worldSize)) {}
+    : self_(self), blocks_(static_cast<size_t>((worldSize + kBlockPeers - 1) / kBlockPeers)) {}
 
-void TrafficCounters::countSent(int peer, uint64_t bytes) {
-  if (peer == self_) return;
-  peers_[peer].bytesSent.fetch_add(bytes, std::memory_order_relaxed);
-  peers_[peer].messagesSent.fetch_add(1, std::memory_order_relaxed);
+TrafficCounters::~TrafficCounters() {
+  for (std::atomic<PerPeer*>& block : blocks_) delete[] block.load();
 }
-void TrafficCounters::countReceived(int peer, uint64_t bytes) {
+
+TrafficCounters::PerPeer& TrafficCounters::counters(int peer) {
+  std::atomic<PerPeer*>& slot = blocks_[static_cast<size_t>(peer / kBlockPeers)];
+  PerPeer* block = slot.load(std::memory_order_acquire);
+  if (block == nullptr) {
+    // Two threads may race to allocate: the loser frees its block.
+    PerPeer* fresh = new PerPeer[kBlockPeers];
+    if (slot.compare_exchange_strong(block, fresh, std::memory_order_acq_rel)) {
+      block = fresh;
+    } else {
+      delete[] fresh;
+    }
+  }
+  return block[peer % kBlockPeers];
+}
+
+const TrafficCounters::PerPeer* TrafficCounters::find(int peer) const {
+  const PerPeer* block = blocks_[static_cast<size_t>(peer / kBlockPeers)].load();
+  return block ? &block[peer % kBlockPeers] : nullptr;
+}
+
+void TrafficCounters::countSent(int peer, uint64_t bytes, uint64_t messages) {
   if (peer == self_) return;
-  peers_[peer].bytesReceived.fetch_add(bytes, std::memory_order_relaxed);
-  peers_[peer].messagesReceived.fetch_add(1, std::memory_order_relaxed);
+  PerPeer& c = counters(peer);
+  c.bytesSent.fetch_add(bytes, std::memory_order_relaxed);
+  c.messagesSent.fetch_add(messages, std::memory_order_relaxed);
+}
+void TrafficCounters::countReceived(int peer, uint64_t bytes, uint64_t messages) {
+  if (peer == self_) return;
+  PerPeer& c = counters(peer);
+  c.bytesReceived.fetch_add(bytes, std::memory_order_relaxed);
+  c.messagesReceived.fetch_add(messages, std::memory_order_relaxed);
 }
 uint64_t TrafficCounters::bytesSentTo(int peer) const {
-  return peers_[peer].bytesSent.load();
+  const PerPeer* c = find(peer);
+  return c ? c->bytesSent.load() : 0;
 }
 uint64_t TrafficCounters::bytesReceivedFrom(int peer) const {
-  return peers_[peer].bytesReceived.load();
+  const PerPeer* c = find(peer);
+  return c ? c->bytesReceived.load() : 0;
 }
 uint64_t TrafficCounters::messagesSentTo(int peer) const {
-  return peers_[peer].messagesSent.load();
+  const PerPeer* c = find(peer);
+  return c ? c->messagesSent.load() : 0;
 }
 uint64_t TrafficCounters::messagesReceivedFrom(int peer) const {
-  return peers_[peer].messagesReceived.load();
+  const PerPeer* c = find(peer);
+  return c ? c->messagesReceived.load() : 0;
 }
-uint64_t TrafficCounters::totalBytesSent() const {
+
+template <typename Field>
+uint64_t TrafficCounters::sum(Field field) const {
   uint64_t total = 0;
-  for (const PerPeer& p : peers_) total += p.bytesSent.load();
+  for (const std::atomic<PerPeer*>& slot : blocks_) {
+    const PerPeer* block = slot.load();
+    if (block == nullptr) continue;
+    for (int i = 0; i < kBlockPeers; ++i) total += (block[i].*field).load();
+  }
   return total;
 }
-uint64_t TrafficCounters::totalBytesReceived() const {
-  uint64_t total = 0;
-  for (const PerPeer& p : peers_) total += p.bytesReceived.load();
-  return total;
-}
-uint64_t TrafficCounters::totalMessagesSent() const {
-  uint64_t total = 0;
-  for (const PerPeer& p : peers_) total += p.messagesSent.load();
-  return total;
-}
-uint64_t TrafficCounters::totalMessagesReceived() const {
-  uint64_t total = 0;
-  for (const PerPeer& p : peers_) total += p.messagesReceived.load();
-  return total;
-}
+uint64_t TrafficCounters::totalBytesSent() const { return sum(&PerPeer::bytesSent); }
+uint64_t TrafficCounters::totalBytesReceived() const { return sum(&PerPeer::bytesReceived); }
+uint64_t TrafficCounters::totalMessagesSent() const { return sum(&PerPeer::messagesSent); }
+uint64_t TrafficCounters::totalMessagesReceived() const { return sum(&PerPeer::messagesReceived); }
 void TrafficCounters::reset() {
-  for (PerPeer& p : peers_) {
-    p.bytesSent = 0;
-    p.bytesReceived = 0;
-    p.messagesSent = 0;
-    p.messagesReceived = 0;
+  for (std::atomic<PerPeer*>& slot : blocks_) {
+    PerPeer* block = slot.load();
+    if (block == nullptr) continue;
+    for (int i = 0; i < kBlockPeers; ++i) {
+      block[i].bytesSent = 0;
+      block[i].bytesReceived = 0;
+      block[i].messagesSent = 0;
+      block[i].messagesReceived = 0;
+    }
   }
 }
 
@@ -75,6 +104,12 @@ Transport::Transport(int rank, int size, double timeoutSeconds)
 void Transport::nativeAllreduce(std::span<float>, ReduceOp) {
   TETRAD_FAIL(Unsupported, "the '{}' engine has no native all-reduce (use --cluster mpi)",
               engine());
+}
+
+void Transport::countTraffic(int peer, uint64_t bytesSent, uint64_t messagesSent,
+                             uint64_t bytesReceived, uint64_t messagesReceived) {
+  if (messagesSent > 0) traffic_.countSent(peer, bytesSent, messagesSent);
+  if (messagesReceived > 0) traffic_.countReceived(peer, bytesReceived, messagesReceived);
 }
 
 void Transport::checkPeer(int peer, const char* operation) const {

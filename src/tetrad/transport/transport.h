@@ -104,13 +104,23 @@ using LocalQueuePtr = std::unique_ptr<LocalQueue>;
 enum class ReduceOp { kSum, kAverage };
 
 // Per-peer traffic counters of one rank. Updated atomically (a comm thread and
-// the worker may both send).
+// the worker may both send). Storage grows with the peers a rank talks to,
+// not with the world: counters live in blocks of 64 peers allocated on first
+// use, so 10,000 simulated ranks that each talk to a few peers need a few
+// kilobytes each, not 10,000 counters each.
 class TrafficCounters {
  public:
   // Messages to or from `self` (this rank) are not counted.
   TrafficCounters(int worldSize, int self);
-  void countSent(int peer, uint64_t bytes);
-  void countReceived(int peer, uint64_t bytes);
+  ~TrafficCounters();
+  TrafficCounters(const TrafficCounters&) = delete;
+  TrafficCounters& operator=(const TrafficCounters&) = delete;
+  void countSent(int peer, uint64_t bytes) { countSent(peer, bytes, 1); }
+  void countReceived(int peer, uint64_t bytes) { countReceived(peer, bytes, 1); }
+  // `messages` messages of `bytes` bytes in all (the analytic engine counts
+  // a collective's traffic to one peer at once).
+  void countSent(int peer, uint64_t bytes, uint64_t messages);
+  void countReceived(int peer, uint64_t bytes, uint64_t messages);
   uint64_t bytesSentTo(int peer) const;
   uint64_t bytesReceivedFrom(int peer) const;
   uint64_t messagesSentTo(int peer) const;
@@ -125,9 +135,19 @@ class TrafficCounters {
   struct PerPeer {
     std::atomic<uint64_t> bytesSent{0}, bytesReceived{0}, messagesSent{0}, messagesReceived{0};
   };
+  static constexpr int kBlockPeers = 64;
+  // The counters of `peer`, allocating its block on first use.
+  PerPeer& counters(int peer);
+  // The counters of `peer`, or nullptr when its block was never used.
+  const PerPeer* find(int peer) const;
+  template <typename Field>
+  uint64_t sum(Field field) const;
+
   int self_;
-  std::vector<PerPeer> peers_;
+  std::vector<std::atomic<PerPeer*>> blocks_;
 };
+
+class AnalyticNetwork;  // transport/analytic_network.h
 
 class Transport {
  public:
@@ -179,6 +199,17 @@ class Transport {
   // The engine's own all-reduce (MPI_Allreduce), the baseline a user would
   // otherwise pick. Throws Unsupported on engines that have none.
   virtual void nativeAllreduce(std::span<float> data, ReduceOp op);
+
+  // The analytic engine (transport/analytic_network.h): non-null when this
+  // engine evaluates collectives in closed form instead of sending their
+  // messages (simulated timing-only runs with --engine analytic). Views of
+  // a transport return their parent's.
+  virtual AnalyticNetwork* analytic() { return nullptr; }
+  // Counts traffic that was not sent through this transport's send calls
+  // (a collective the analytic engine evaluated): on this transport's
+  // counters and, for a view, on its parent's too.
+  virtual void countTraffic(int peer, uint64_t bytesSent, uint64_t messagesSent,
+                            uint64_t bytesReceived, uint64_t messagesReceived);
 
   double timeout() const { return timeoutSeconds_; }
   void setTimeout(double seconds) { timeoutSeconds_ = seconds; }

@@ -16,6 +16,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/transport/engines.h"
+#include "tetrad/transport/sim/analytic_meetings.h"
 #include "tetrad/transport/sim/cluster_spec.h"
 #include "tetrad/transport/sim/platform.h"
 #include "tetrad/transport/sim/sim_config.h"
@@ -62,6 +63,10 @@ void runSimulation(const LaunchOptions& options, const WorkerFn& worker) {
   sim::installFactors(factors);
   int ranks = sim::resolveRankCount(spec, options.workers, static_cast<int>(hosts.size()));
   sim::SimWorld world(options.payloadFree, spec.ranksPerNode, s4u::Engine::get_clock());
+  if (options.analyticCollectives) {
+    world.setAnalytic(sim::AnalyticMeetings::make(spec, options.simConfig, factors.latency,
+                                                  factors.bandwidth, options.payloadFree));
+  }
   std::vector<std::unique_ptr<sim::SimTransport>> transports;
   for (int r = 0; r < ranks; ++r) {
     transports.push_back(

@@ -64,6 +64,7 @@ class SimTransport final : public Transport {
   bool carriesPayload() const override { return !world_.payloadFree(); }
   std::string engine() const override { return "sim"; }
   int ranksPerNode() const override { return world_.ranksPerNode(); }
+  AnalyticNetwork* analytic() override { return world_.analytic(); }
 
   // Called by the rank's actor when its worker has returned: cancels the
   // receives recvAny keeps posted. Must run inside an actor.

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tetrad/core/bytes.h"
+#include "tetrad/transport/analytic_network.h"
 
 namespace tetrad::sim {
 
@@ -49,6 +50,10 @@ class SimWorld {
   // write a message pointer into it (freed with the world).
   void adoptSlot(std::unique_ptr<SimMessage*> slot) { orphanSlots_.push_back(std::move(slot)); }
 
+  // The analytic engine's network (nullptr: collectives send messages).
+  AnalyticNetwork* analytic() const { return analytic_.get(); }
+  void setAnalytic(std::unique_ptr<AnalyticNetwork> network) { analytic_ = std::move(network); }
+
   // Records the first error a rank threw and stops every other actor.
   void fail(int rank, std::exception_ptr error);
   bool failed() const { return error_ != nullptr; }
@@ -64,6 +69,7 @@ class SimWorld {
   std::vector<std::unique_ptr<SimMessage*>> orphanSlots_;
   int errorRank_ = -1;
   std::exception_ptr error_;
+  std::unique_ptr<AnalyticNetwork> analytic_;
 };
 
 }  // namespace tetrad::sim

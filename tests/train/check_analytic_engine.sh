@@ -1,0 +1,92 @@
+#!/bin/sh
+# usage: check_analytic_engine.sh TETRAD EXPECT_ERROR OUT_DIR
+# The analytic engine against SimGrid's message-level CM02 in whole
+# timing-only runs: for the survey's methods that it runs (all but the
+# parameter server, whose timing-only runs carry payloads), 16 workers on a
+# star and a two-level cluster, `--engine analytic` must give the SimGrid
+# run's summary train_time within 1% and exactly its per-rank bytes sent
+# and received and compute times (as text). Then its refusals: one line on
+# stderr, exit status 2.
+tetrad=$1
+expect_error=$2
+out=$3
+fail() {
+  echo "check_analytic_engine: FAIL: $*"
+  exit 1
+}
+rm -rf "$out"
+mkdir -p "$out"
+common="--quiet --timing-only --model mlp --data synthetic --train-samples 2048 --workers 16
+  --batch-size 8 --epochs 2 --max-iters 12 --eval-every 6 --compute fixed:5ms --net-model cm02"
+train_time() {
+  tr -d ' \n' < "$1/summary.json" | grep -o '"train_time":[^,]*' | cut -d: -f2
+}
+per_rank() {
+  tr -d ' \n' < "$1/summary.json" | grep -o "\"$2\":\[[^]]*\]"
+}
+n=0
+while IFS='|' read -r label cluster flags; do
+  [ -n "$label" ] || continue
+  n=$((n + 1))
+  for engine in simgrid analytic; do
+    # shellcheck disable=SC2086
+    "$tetrad" train $common --cluster "$cluster" $flags --engine $engine \
+        --out "$out/$label-$engine" > "$out/$label-$engine.log" 2>&1 ||
+      { cat "$out/$label-$engine.log"; fail "$label: the $engine run failed"; }
+    for field in bytes_sent_per_rank bytes_received_per_rank compute_time_per_rank; do
+      per_rank "$out/$label-$engine" $field
+    done > "$out/$label-$engine.fields"
+  done
+  diff "$out/$label-simgrid.fields" "$out/$label-analytic.fields" ||
+    fail "$label: per-rank bytes or compute times differ between the engines"
+  grep -q '"analytic_engine": "analytic' "$out/$label-analytic/summary.json" ||
+    fail "$label: the analytic run's summary does not name its engine"
+  grep -q '"engine": "analytic"' "$out/$label-analytic/config.json" ||
+    fail "$label: the analytic run's config does not name its engine"
+  simgrid=$(train_time "$out/$label-simgrid")
+  analytic=$(train_time "$out/$label-analytic")
+  awk -v s="$simgrid" -v a="$analytic" 'BEGIN { r = a / s; exit !(r > 0.99 && r < 1.01) }' ||
+    fail "$label: train_time $analytic (analytic) vs $simgrid (simgrid): not within 1%"
+  echo "check_analytic_engine: $label: simgrid $simgrid s, analytic $analytic s"
+done <<'METHODS'
+bsp|sim:10Gbps,25us|--arch allreduce:ring
+bsp-rabenseifner|sim:10Gbps,25us|--arch allreduce:rabenseifner
+bsp-rd|sim:1Gbps,50us|--arch allreduce:rd
+bsp-tree|sim:1Gbps,50us|--arch allreduce:tree
+fp16|sim:1Gbps,50us|--compress fp16
+signsgd|sim:1Gbps,50us|--compress sign
+qsgd16|sim:1Gbps,50us|--compress qsgd:16
+topk1pct-ef|sim:1Gbps,50us|--compress topk:0.01,ef
+gtopk1pct|sim:1Gbps,50us|--compress gtopk:0.01
+powersgd2|sim:1Gbps,50us|--compress powersgd:2
+local3|sim:1Gbps,50us|--sync local:3
+dpsgd-ring|sim:1Gbps,50us|--arch gossip:ring
+two-level-ring|sim:4x4:100Gbps,2us:10Gbps,25us|--arch allreduce:ring
+two-level-hierarchical|sim:4x4:100Gbps,2us:10Gbps,25us|--arch allreduce:hierarchical
+METHODS
+[ "$n" -eq 14 ] || fail "ran $n methods, expected 14"
+
+small="--quiet --timing-only --model mlp --data synthetic --train-samples 256
+  --batch-size 8 --max-iters 2 --compute fixed:5ms --engine analytic --out $out/refused"
+# shellcheck disable=SC2086
+sh "$expect_error" "CM02" "$tetrad" train $small --workers 4 --cluster sim:10Gbps,25us ||
+  fail "LV08 accepted"
+# shellcheck disable=SC2086
+sh "$expect_error" "timing-only" "$tetrad" train --quiet --model mlp --data synthetic \
+  --train-samples 256 --workers 4 --max-iters 2 --engine analytic --net-model cm02 \
+  --cluster sim:10Gbps,25us --out "$out/refused" || fail "a real run accepted"
+# shellcheck disable=SC2086
+sh "$expect_error" "parameter server" "$tetrad" train $small --workers 4 --net-model cm02 --arch ps:2 \
+  --cluster sim:10Gbps,25us || fail "a parameter server accepted"
+# shellcheck disable=SC2086
+sh "$expect_error" "stars and two-level" "$tetrad" train $small --net-model cm02 \
+  --cluster "sim:fattree:2;4,4;1,2;1,2:10Gbps,25us" || fail "a fat-tree accepted"
+# shellcheck disable=SC2086
+sh "$expect_error" "node uplink" "$tetrad" train $small --net-model cm02 \
+  --cluster sim:4x4:100Gbps,2us:10Gbps,25us --arch allreduce:rabenseifner ||
+  fail "rabenseifner on two levels accepted"
+# shellcheck disable=SC2086
+sh "$expect_error" "invalid --engine" "$tetrad" train --quiet --timing-only --model mlp \
+  --data synthetic --train-samples 256 --workers 4 --max-iters 2 --net-model cm02 --engine ns3 \
+  --cluster sim:10Gbps,25us --out "$out/refused" || fail "an unknown engine accepted"
+echo "check_analytic_engine: PASS ($n methods)"
