@@ -126,6 +126,23 @@ TEST(RunPlan, TimingOnlyIsAFlag) {
   }
 }
 
+// engine = "analytic" (the analytic engine of timing-only runs) passes
+// --engine analytic and makes another run.
+TEST(RunPlan, EngineIsPassedToTrain) {
+  const std::string base =
+      "[workload]\nmodel = \"mlp\"\ntiming_only = true\n[[cluster]]\nlabel = \"c\"\n"
+      "spec = \"sim:10Gbps,25us\"\n[[method]]\nlabel = \"m\"\n";
+  const RunPlan plain = planRuns(parseSweepText(base, "a.toml")).front();
+  const RunPlan analytic =
+      planRuns(parseSweepText(base + "engine = \"analytic\"\n", "b.toml")).front();
+  const std::vector<std::string> args = analytic.trainArgs();
+  const auto flag = std::find(args.begin(), args.end(), "--engine");
+  ASSERT_NE(flag, args.end());
+  ASSERT_NE(flag + 1, args.end());
+  EXPECT_EQ(*(flag + 1), "analytic");
+  EXPECT_NE(analytic.hash, plain.hash);
+}
+
 TEST(RunPlan, OnlySelectsMethodsAndClusters) {
   const SweepSpec spec = parseSweepText(kSweep, "s.toml");
   EXPECT_EQ(planRuns(spec, {"topk"}).size(), 4u);

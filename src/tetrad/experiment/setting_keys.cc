@@ -48,6 +48,7 @@ const std::vector<SettingKey>& settingKeys() {
       {"max_iters", "--max-iters", kInteger},
       {"target_accuracy", "--target-accuracy", kNumber},
       {"timing_only", "--timing-only", kBoolean},
+      {"engine", "--engine", kString},  // simgrid, analytic (timing-only)
       // Filled per run from [workload] seeds.
       {"seed", "--seed", kInteger},
       {"args", "", kRawArguments},
