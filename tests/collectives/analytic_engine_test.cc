@@ -51,7 +51,9 @@ RecordedOp delay(double seconds) {
 }
 
 // 1 s per message plus 1 s per byte.
-double unitSeconds(int, int, uint64_t bytes) { return 1.0 + double(bytes); }
+double unitSeconds(int, int, uint64_t bytes) {
+  return 1.0 + double(bytes);
+}
 
 TEST(AnalyticReplay, ATransferStartsWhenBothSidesHavePosted) {
   // Rank 0 sends 2 bytes at once; rank 1 computes 5 s first, then receives:
@@ -75,10 +77,9 @@ TEST(AnalyticReplay, MessagesOfOneChannelMatchInOrderAndExchangesOverlap) {
   // byte on the same channel follows at once.
   std::vector<std::vector<RecordedOp>> ops(2);
   for (int r = 0; r < 2; ++r) {
-    ops[r] = {post(Kind::kSend, 1 - r, 0, 3), post(Kind::kRecv, 1 - r, 1, 3), waitFor(1),
-              waitFor(0),
-              post(Kind::kSend, 1 - r, 2, 1), post(Kind::kRecv, 1 - r, 3, 1), waitFor(2),
-              waitFor(3)};
+    ops[r] = {
+        post(Kind::kSend, 1 - r, 0, 3), post(Kind::kRecv, 1 - r, 1, 3), waitFor(1), waitFor(0),
+        post(Kind::kSend, 1 - r, 2, 1), post(Kind::kRecv, 1 - r, 3, 1), waitFor(2), waitFor(3)};
   }
   const detail::ReplayResult r = detail::replayMessages(ops, unitSeconds);
   EXPECT_DOUBLE_EQ(r.finish[0], 6);
@@ -186,8 +187,9 @@ TEST_P(AnalyticEngine, AllgatherBroadcastReduceScatterBarrierMatchSimGridCM02) {
        {AllgatherAlgorithm::kRing, AllgatherAlgorithm::kRecursiveDoubling}) {
     for (size_t n : {size_t(1), size_t(5000)}) {
       std::vector<float> mine(n), out(n * size_t(p));
-      expectAgreement("all-gather " + toString(algorithm), "sim:10Gbps,25us", p,
-                      [&](Transport& t) { allgather(t, mine, out, {algorithm, 200}); });
+      expectAgreement("all-gather " + toString(algorithm), "sim:10Gbps,25us", p, [&](Transport& t) {
+        allgather(t, mine, out, {algorithm, 200});
+      });
     }
   }
   for (BroadcastAlgorithm algorithm :
@@ -201,7 +203,9 @@ TEST_P(AnalyticEngine, AllgatherBroadcastReduceScatterBarrierMatchSimGridCM02) {
        {ReduceScatterAlgorithm::kRing, ReduceScatterAlgorithm::kRecursiveHalving}) {
     std::vector<float> data(200003);
     expectAgreement("reduce-scatter " + toString(algorithm), "sim:10Gbps,25us", p,
-                    [&](Transport& t) { reduceScatter(t, data, {algorithm, ReduceOp::kSum, 400}); });
+                    [&](Transport& t) {
+                      reduceScatter(t, data, {algorithm, ReduceOp::kSum, 400});
+                    });
   }
   expectAgreement("barrier", "sim:10Gbps,25us", p,
                   [&](Transport& t) { barrier(t, CollectiveOptions{500}); });

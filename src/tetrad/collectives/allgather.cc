@@ -6,7 +6,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-
 #include <cstring>
 #include <numeric>
 

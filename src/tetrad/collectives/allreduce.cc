@@ -63,11 +63,11 @@ void allreduce(Transport& transport, std::span<float> data, const AllreduceOptio
         const std::string signature =
             fmt::format("all-reduce {} of {} floats, {} wire, {}", toString(options.algorithm),
                         data.size(), toString(wire), op == ReduceOp::kSum ? "sum" : "average");
-        if (detail::runAnalytically(transport, signature, tag, data.size_bytes(),
-                                    [&](Transport& t, MutableBytes scratch) {
-                                      run(t, {reinterpret_cast<float*>(scratch.data()),
-                                              data.size()});
-                                    })) {
+        if (detail::runAnalytically(
+                transport, signature, tag, data.size_bytes(),
+                [&](Transport& t, MutableBytes scratch) {
+                  run(t, {reinterpret_cast<float*>(scratch.data()), data.size()});
+                })) {
           return;
         }
         run(transport, data);

@@ -214,8 +214,8 @@ const ReplayResult& replayOf(Transport& transport, AnalyticNetwork& network, Mee
 
 std::shared_ptr<Meeting> meet(Transport& transport, AnalyticNetwork& network,
                               const std::string& signature, Tag tag, uint64_t value) {
-  std::shared_ptr<Meeting> meeting = network.meet(transport.rank(), transport.size(), tag,
-                                                  signature, value, transport.timeout());
+  std::shared_ptr<Meeting> meeting =
+      network.meet(transport.rank(), transport.size(), tag, signature, value, transport.timeout());
   TETRAD_CHECK(meeting->mismatchRank < 0, ProtocolError,
                "ranks disagree on a collective (tag {}): {} on one rank, {} on rank {}", tag,
                meeting->signature, meeting->mismatchSignature, meeting->mismatchRank);
@@ -267,8 +267,8 @@ std::optional<std::vector<uint64_t>> allgatherBytesAnalytically(Transport& trans
     for (uint64_t size : sizes) withSizes += fmt::format(",{}", size);
     meeting->signature = std::move(withSizes);
   }
-  const ReplayResult& replay = replayOf(
-      transport, *network, *meeting, [&] { return byteRingReplay(*network, sizes); });
+  const ReplayResult& replay =
+      replayOf(transport, *network, *meeting, [&] { return byteRingReplay(*network, sizes); });
   apply(transport, replay);
   return sizes;
 }

@@ -75,9 +75,7 @@ class Replayer {
     return (uint64_t(uint32_t(from)) << 42) ^ (uint64_t(uint32_t(to)) << 21) ^ uint64_t(tag) ^
            (uint64_t(tag) << 52);
   }
-  Channel& channel(int from, int to, Tag tag) {
-    return channels_[ChannelId{from, to, tag}];
-  }
+  Channel& channel(int from, int to, Tag tag) { return channels_[ChannelId{from, to, tag}]; }
 
   void advance(int r) {
     RankState& state = ranks_[size_t(r)];
@@ -130,8 +128,7 @@ class Replayer {
     TETRAD_CHECK(send.bytes == recv.bytes, ProtocolError,
                  "rank {}: message from rank {} (tag {}) has {} bytes, the receiver expected {}",
                  recv.rank, send.rank, tag, send.bytes, recv.bytes);
-    const double end =
-        std::max(send.time, recv.time) + seconds_(send.rank, recv.rank, send.bytes);
+    const double end = std::max(send.time, recv.time) + seconds_(send.rank, recv.rank, send.bytes);
     complete(send.rank, send.request, end);
     complete(recv.rank, recv.request, end);
     if (send.rank != recv.rank) {

@@ -50,16 +50,17 @@ void reduceScatter(Transport& transport, std::span<float> data,
       detail::WireImage image(t, WirePrecision::kFloat32, values);
       detail::ringReduceScatter(t, detail::Group::world(t), image, options.tag);
       const BlockRange mine = blockRange(values.size(), p, t.rank());
-      if (computesOnData(t)) finishReduction(values.subspan(mine.offset, mine.count), options.op, p);
+      if (computesOnData(t))
+        finishReduction(values.subspan(mine.offset, mine.count), options.op, p);
     } else {
       reduceScatterHalving(t, values, options.op, options.tag);
     }
   };
   detail::runWithContext(
       [&] {
-        const std::string signature = fmt::format(
-            "reduce-scatter {} of {} floats, {}", toString(options.algorithm), data.size(),
-            options.op == ReduceOp::kSum ? "sum" : "average");
+        const std::string signature =
+            fmt::format("reduce-scatter {} of {} floats, {}", toString(options.algorithm),
+                        data.size(), options.op == ReduceOp::kSum ? "sum" : "average");
         if (detail::runAnalytically(
                 transport, signature, options.tag, data.size_bytes(),
                 [&](Transport& t, MutableBytes scratch) {

@@ -100,7 +100,7 @@ class TimingRank {
   std::unique_ptr<LrSchedule> schedule_;
   std::unique_ptr<ComputeTimer> timer_;
   std::unique_ptr<NonFiniteGuard> guard_;  // collective runs unless --on-nonfinite off
-  std::vector<float>& shared_;  // see run(): the buffer ranks may share
+  std::vector<float>& shared_;             // see run(): the buffer ranks may share
   std::vector<float> grads_, params_;
   std::span<float> gradients_;  // grads_, or shared_
   double batchFlops_ = 0, stepFlops_ = 0;

@@ -87,15 +87,15 @@ void checkEngine(const ResolvedConfig& r) {
                "--engine analytic models stars and two-level clusters without contention; '{}' "
                "has shared links it would not model (use --engine simgrid)",
                c.cluster);
-  const bool sharesUplinks = r.allreduce != AllreduceAlgorithm::kRing &&
-                             r.allreduce != AllreduceAlgorithm::kHierarchical;
-  TETRAD_CHECK(network.shape != ClusterShape::kTwoLevel || network.ranksPerNode == 1 ||
-                   !sharesUplinks,
-               InvalidArgument,
-               "--engine analytic on a two-level cluster: the {} all-reduce sends several "
-               "messages through one node uplink at once, which it does not model (use ring or "
-               "hierarchical, or --engine simgrid)",
-               toString(r.allreduce));
+  const bool sharesUplinks =
+      r.allreduce != AllreduceAlgorithm::kRing && r.allreduce != AllreduceAlgorithm::kHierarchical;
+  TETRAD_CHECK(
+      network.shape != ClusterShape::kTwoLevel || network.ranksPerNode == 1 || !sharesUplinks,
+      InvalidArgument,
+      "--engine analytic on a two-level cluster: the {} all-reduce sends several "
+      "messages through one node uplink at once, which it does not model (use ring or "
+      "hierarchical, or --engine simgrid)",
+      toString(r.allreduce));
 }
 
 }  // namespace

@@ -158,8 +158,7 @@ std::string TrainSummary::toText() const {
   text += fmt::format("  target accuracy    {}\n", target);
   if (engine == "sim") {
     text += fmt::format("  training time      {} simulated{} (wall {})\n", formatSeconds(trainTime),
-                        analyticEngine.empty() ? "" : ", analytic engine",
-                        formatSeconds(wallTime));
+                        analyticEngine.empty() ? "" : ", analytic engine", formatSeconds(wallTime));
   } else {
     text += fmt::format("  training time      {} wall\n", formatSeconds(trainTime));
   }

@@ -77,10 +77,18 @@ uint64_t TrafficCounters::sum(Field field) const {
   }
   return total;
 }
-uint64_t TrafficCounters::totalBytesSent() const { return sum(&PerPeer::bytesSent); }
-uint64_t TrafficCounters::totalBytesReceived() const { return sum(&PerPeer::bytesReceived); }
-uint64_t TrafficCounters::totalMessagesSent() const { return sum(&PerPeer::messagesSent); }
-uint64_t TrafficCounters::totalMessagesReceived() const { return sum(&PerPeer::messagesReceived); }
+uint64_t TrafficCounters::totalBytesSent() const {
+  return sum(&PerPeer::bytesSent);
+}
+uint64_t TrafficCounters::totalBytesReceived() const {
+  return sum(&PerPeer::bytesReceived);
+}
+uint64_t TrafficCounters::totalMessagesSent() const {
+  return sum(&PerPeer::messagesSent);
+}
+uint64_t TrafficCounters::totalMessagesReceived() const {
+  return sum(&PerPeer::messagesReceived);
+}
 void TrafficCounters::reset() {
   for (std::atomic<PerPeer*>& slot : blocks_) {
     PerPeer* block = slot.load();

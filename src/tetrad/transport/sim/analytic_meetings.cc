@@ -74,8 +74,9 @@ std::unique_ptr<AnalyticMeetings> AnalyticMeetings::make(const ClusterSpec& spec
   net->bandwidthFactor_ = std::move(bandwidth);
   if (spec.topology == Topology::kStar) {
     net->across_ = {spec.link.latency, spec.link.bandwidth};
-    net->description_ = fmt::format("analytic (contention-free CM02): star, α = {:.4g} us, 1/β = {}",
-                                     spec.link.latency * 1e6, withUnit(spec.link.bandwidth));
+    net->description_ =
+        fmt::format("analytic (contention-free CM02): star, α = {:.4g} us, 1/β = {}",
+                    spec.link.latency * 1e6, withUnit(spec.link.bandwidth));
   } else {
     net->ranksPerNode_ = spec.ranksPerNode;
     net->inside_ = {spec.intraLink.latency, spec.intraLink.bandwidth};
@@ -88,9 +89,10 @@ std::unique_ptr<AnalyticMeetings> AnalyticMeetings::make(const ClusterSpec& spec
         net->across_.latency * 1e6, withUnit(net->across_.bandwidth));
   }
   if (!net->latencyFactor_.empty() || !net->bandwidthFactor_.empty()) {
-    net->description_ += fmt::format(", latency factor {}, bandwidth factor {}",
-                                     net->latencyFactor_.empty() ? "1" : net->latencyFactor_.toString(),
-                                     net->bandwidthFactor_.empty() ? "1" : net->bandwidthFactor_.toString());
+    net->description_ +=
+        fmt::format(", latency factor {}, bandwidth factor {}",
+                    net->latencyFactor_.empty() ? "1" : net->latencyFactor_.toString(),
+                    net->bandwidthFactor_.empty() ? "1" : net->bandwidthFactor_.toString());
   }
   return net;
 }
@@ -115,10 +117,8 @@ std::shared_ptr<Meeting> AnalyticMeetings::meet(int rank, int groupSize, Tag tag
                                                 double timeoutSeconds) {
   constexpr int kMaxRanks = 1 << 17;
   TETRAD_CHECK(groupSize >= 1 && groupSize < kMaxRanks && rank >= 0 && rank < groupSize,
-               InvalidArgument, "analytic engine: rank {} in a group of {} ranks", rank,
-               groupSize);
-  const uint64_t callKey =
-      (uint64_t(tag) << 34) | (uint64_t(rank) << 17) | uint64_t(groupSize);
+               InvalidArgument, "analytic engine: rank {} in a group of {} ranks", rank, groupSize);
+  const uint64_t callKey = (uint64_t(tag) << 34) | (uint64_t(rank) << 17) | uint64_t(groupSize);
   const uint64_t call = calls_[callKey]++;
   const auto key = std::make_tuple(tag, groupSize, call);
   auto [it, inserted] = pending_.try_emplace(key, nullptr);

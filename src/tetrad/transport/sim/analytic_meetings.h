@@ -30,8 +30,8 @@ class AnalyticMeetings final : public AnalyticNetwork {
   // traffic off); `latency`/`bandwidth`: the run's per-size factors.
   static std::unique_ptr<AnalyticMeetings> make(const ClusterSpec& spec,
                                                 const std::vector<std::string>& simConfig,
-                                                PiecewiseFactor latency,
-                                                PiecewiseFactor bandwidth, bool payloadFree);
+                                                PiecewiseFactor latency, PiecewiseFactor bandwidth,
+                                                bool payloadFree);
 
   double messageSeconds(int from, int to, uint64_t bytes) const override;
   std::string describe() const override { return description_; }
