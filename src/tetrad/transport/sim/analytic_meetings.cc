@@ -88,6 +88,11 @@ std::unique_ptr<AnalyticMeetings> AnalyticMeetings::make(const ClusterSpec& spec
         spec.nodes, spec.ranksPerNode, net->inside_.latency * 1e6, withUnit(net->inside_.bandwidth),
         net->across_.latency * 1e6, withUnit(net->across_.bandwidth));
   }
+  // The description keys cached replays (analytic_collective.cc): it names
+  // everything messageSeconds depends on.
+  if (net->tcpGamma_ != kDefaultTcpGamma) {
+    net->description_ += fmt::format(", TCP-gamma {} bytes", net->tcpGamma_);
+  }
   if (!net->latencyFactor_.empty() || !net->bandwidthFactor_.empty()) {
     net->description_ +=
         fmt::format(", latency factor {}, bandwidth factor {}",
