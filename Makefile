@@ -26,8 +26,8 @@ configure: setup
 build: configure
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
 
-# Without RUN_ARGS: the quick sweep (configs/quick.toml), a small method map
-# (its synchronous runs retimed on 0.1, 1 and 10 Gb/s) and its report; with
+# Without RUN_ARGS: the quick sweep (configs/quick.toml) with its small method
+# map ([map]: its synchronous runs retimed on 0.1, 1 and 10 Gb/s) and its report; with
 # RUN_ARGS: `tetrad RUN_ARGS`. Only the tetrad binary is built here, its log
 # kept in $(BUILD_DIR)/build.log (the tail is printed when it fails).
 run: configure
@@ -36,8 +36,6 @@ run: configure
 	  (tail -n 40 $(BUILD_DIR)/build.log; echo "make run: build failed, full log in $(BUILD_DIR)/build.log"; exit 1)
 ifeq ($(strip $(RUN_ARGS)),)
 	./$(BUILD_DIR)/tetrad run configs/quick.toml --jobs $(JOBS)
-	./$(BUILD_DIR)/tetrad advise --results runs/quick --map --map-bandwidth 100Mbps:10Gbps:3 \
-	  --map-latency 25us:25us:1
 	./$(BUILD_DIR)/tetrad report runs/quick
 else
 	./$(BUILD_DIR)/tetrad $(RUN_ARGS)

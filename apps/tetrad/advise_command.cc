@@ -124,8 +124,10 @@ void runAdvise(const AdviseFlags& f) {
                  f.model);
     context.workload = model::modelWorkload(f.model);
   }
-  context.network = model::withNetModel(
-      model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers), f.netModel);
+  // No --net-model: cm02, the simulator's default for tetrad train.
+  context.network =
+      model::withNetModel(model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers),
+                          f.netModel.empty() ? std::string("cm02") : f.netModel);
   const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
   const double gflops = f.gflops.empty() ? kDefaultGflops : parseNumber(f.gflops, "--gflops");
   auto computeOf = [&](const model::Workload& w) {
@@ -247,10 +249,12 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--workers", f->workers, "workers (default: the hosts the cluster fixes)");
   cmd->add_option("--cluster", f->cluster,
                   "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2 (required unless --map)");
-  cmd->add_option("--net-model", f->netModel,
-                  "network model of the predictions: lv08 (SimGrid's default TCP factors), cm02 "
-                  "(plain α–β, the default) or profile:FILE (a calibrated network, `tetrad "
-                  "calibrate`)");
+  cmd->add_option(
+      "--net-model", f->netModel,
+      "network model of the predictions: cm02 (α–β with SimGrid's TCP window bound, the "
+      "default), lv08 (SimGrid's own default TCP factors) or profile:FILE (a calibrated network, "
+      "`tetrad "
+      "calibrate`)");
   cmd->add_option("--batch-size", f->batch, "samples per worker and iteration")
       ->capture_default_str();
   cmd->add_option("--ps-shards", f->psShards, "K of the ps:K candidates")->capture_default_str();

@@ -1,9 +1,10 @@
 // `tetrad advise --results DIR --map`: which method of a finished sweep
 // reaches the target first on which network (experiment/method_map.h).
 //
-// The sweep's first cluster (its worker count, its runs) is the source:
-// for each method, its first finished run there (lowest seed). In every
-// cell of the bandwidth × latency grid (star networks "sim:BW,LAT"):
+// For each worker count the sweep trained, its first cluster with that count
+// is the source: each method's finished runs there, one per seed. In every
+// cell of the bandwidth × latency grid (star networks "sim:BW,LAT"), per
+// seed, then the mean over the seeds:
 //   synchronous methods (bsp, local:H, post-local, gossip D-PSGD/CHOCO):
 //     retimed exactly (train/retime.h): the run's own iterations on the
 //     cell's network; its time to target there;
@@ -11,13 +12,17 @@
 //     replay (overlapping schedules): the cost model's time per iteration
 //     on the cell's network × the run's measured iterations to target,
 //     marked "cost model".
-// A run that never reached the target is mapped as never reaching it.
+// A method with a seed that never reached the target is mapped as never
+// reaching it.
 #include "advise_map.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <tuple>
+#include <utility>
 
 #include "tetrad/compress/compressor.h"
 #include "tetrad/core/error.h"
@@ -76,6 +81,53 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
   }
 }
 
+// One method at one worker count: its finished runs, one per seed.
+struct MethodRuns {
+  int workers = 0;
+  std::vector<experiment::RunRecord> seeds;
+  const experiment::RunRecord& first() const { return seeds.front(); }
+};
+
+// Every worker count of the sweep (in sweep order) and, for each, the first
+// cluster with that count: its finished simulated runs grouped by method
+// (tuning runs left out).
+std::vector<MethodRuns> methodRunsOf(const std::vector<experiment::RunRecord>& records,
+                                     std::vector<int>& workerCounts) {
+  std::map<int, std::string> clusterOf;
+  for (const experiment::RunRecord& r : records) {
+    if (r.status != "ok" || r.engine == "mpi" || r.phase == "tuning") continue;
+    if (clusterOf.emplace(r.workers, r.cluster).second) workerCounts.push_back(r.workers);
+  }
+  std::vector<MethodRuns> groups;
+  for (int workers : workerCounts) {
+    for (const experiment::RunRecord& r : records) {
+      if (r.status != "ok" || r.engine == "mpi" || r.phase == "tuning" || r.workers != workers ||
+          r.cluster != clusterOf[workers])
+        continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const MethodRuns& g) {
+        return g.workers == workers && g.first().method == r.method;
+      });
+      if (it == groups.end()) {
+        groups.push_back({workers, {r}});
+      } else {
+        it->seeds.push_back(r);
+      }
+    }
+  }
+  return groups;
+}
+
+// Mean and (sample) standard deviation; NaN when any value is NaN.
+std::pair<double, double> meanAndStd(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  const double mean = sum / double(values.size());
+  if (values.size() < 2) return {mean, NAN};
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return {mean, std::sqrt(squares / double(values.size() - 1))};
+}
+
 }  // namespace
 
 void runAdviseMap(const AdviseMapFlags& f) {
@@ -83,44 +135,49 @@ void runAdviseMap(const AdviseMapFlags& f) {
       experiment::parseBandwidthAxis(f.bandwidths, "--map-bandwidth");
   const experiment::MapAxis latencies = experiment::parseLatencyAxis(f.latencies, "--map-latency");
   const std::vector<experiment::RunRecord> records = experiment::readRunFolders(f.results);
-  // The first cluster's first finished run of each method, in sweep order.
-  std::string cluster;
-  std::vector<experiment::RunRecord> runs;
-  for (const experiment::RunRecord& r : records) {
-    if (r.status != "ok" || r.engine == "mpi") continue;
-    if (cluster.empty()) cluster = r.cluster;
-    if (r.cluster != cluster) continue;
-    bool seen = false;
-    for (const experiment::RunRecord& kept : runs) seen = seen || kept.method == r.method;
-    if (!seen) runs.push_back(r);
-  }
-  TETRAD_CHECK(!runs.empty(), InvalidArgument, "--map: '{}' holds no finished simulated run to map",
-               f.results);
+  std::vector<int> workerCounts;
+  const std::vector<MethodRuns> groups = methodRunsOf(records, workerCounts);
+  TETRAD_CHECK(!groups.empty(), InvalidArgument,
+               "--map: '{}' holds no finished simulated run to map", f.results);
+  std::string countsText;
+  for (int w : workerCounts) countsText += (countsText.empty() ? "" : ", ") + std::to_string(w);
   std::printf(
-      "# tetrad advise --map: %zu methods of %s (cluster %s, %d workers) on %zu x %zu "
-      "star networks\n",
-      runs.size(), f.results.c_str(), cluster.c_str(), runs.front().workers,
-      bandwidths.values.size(), latencies.values.size());
+      "# tetrad advise --map: %zu methods x worker counts of %s (%s workers) on %zu x %zu star "
+      "networks\n",
+      groups.size(), f.results.c_str(), countsText.c_str(), bandwidths.values.size(),
+      latencies.values.size());
   std::vector<experiment::MapCell> cells;
-  for (double latency : latencies.values) {
-    for (double bandwidth : bandwidths.values) cells.push_back({bandwidth, latency, {}});
-  }
-  // The advisor's iterations: BSP's measured iterations to target × the
-  // convergence theory's multiplier (iteration_theory.h).
-  double baselineIterations = NAN;
-  for (const experiment::RunRecord& r : runs) {
-    if (experiment::isBaselinePoint(r.sync, r.arch, r.compress, r.sched) &&
-        std::isfinite(r.iterationsToTarget) && std::isnan(baselineIterations))
-      baselineIterations = r.iterationsToTarget;
+  const bool severalCounts = workerCounts.size() > 1;
+  for (int workers : workerCounts) {
+    for (double latency : latencies.values) {
+      for (double bandwidth : bandwidths.values)
+        cells.push_back({bandwidth, latency, {}, severalCounts ? workers : 0});
+    }
   }
   auto errors = std::make_shared<std::map<std::string, double>>();
-  const model::Workload workload = model::modelWorkload(runs.front().model);
+  const model::Workload workload = model::modelWorkload(groups.front().first().model);
   const model::CompressionErrorFunction error = [errors, workload](const Compressor& c) {
     auto it = errors->find(c.spec());
     if (it != errors->end()) return it->second;
     return (*errors)[c.spec()] = model::measureWorkloadError(c, workload).ratio;
   };
-  for (const experiment::RunRecord& run : runs) {
+  bool anyBaseline = false;
+  for (const MethodRuns& group : groups) {
+    const experiment::RunRecord& run = group.first();
+    // The advisor's iterations: BSP's measured iterations to target (at
+    // this worker count, mean over its seeds) × the convergence theory's
+    // multiplier (iteration_theory.h).
+    double baselineIterations = NAN;
+    for (const MethodRuns& g : groups) {
+      const experiment::RunRecord& b = g.first();
+      if (g.workers == group.workers &&
+          experiment::isBaselinePoint(b.sync, b.arch, b.compress, b.sched)) {
+        std::vector<double> its;
+        for (const experiment::RunRecord& seed : g.seeds) its.push_back(seed.iterationsToTarget);
+        baselineIterations = meanAndStd(its).first;
+      }
+    }
+    anyBaseline = anyBaseline || std::isfinite(baselineIterations);
     const train::TrainConfig config = train::configOfRun(run.folder);
     const std::string netModel = f.netModel.empty() ? config.netModel : f.netModel;
     double predictedIterations = NAN;
@@ -131,27 +188,47 @@ void runAdviseMap(const AdviseMapFlags& f) {
       if (estimate.covered) predictedIterations = baselineIterations * estimate.multiplier;
     } catch (const InvalidArgument&) {
     }
-    const bool reached = std::isfinite(run.timeToTarget);
-    bool retime = synchronous(run) && reached;
+    // Every seed must reach the target for the method to be mapped as
+    // reaching it: a mean over the seeds that happened to reach it would
+    // flatter an unreliable method.
+    size_t reachedSeeds = 0;
+    std::vector<double> iterations;
+    for (const experiment::RunRecord& seed : group.seeds) {
+      reachedSeeds += std::isfinite(seed.timeToTarget) ? 1 : 0;
+      iterations.push_back(seed.iterationsToTarget);
+    }
+    const bool reached = reachedSeeds == group.seeds.size();
+    const double meanIterations = meanAndStd(iterations).first;
+    const bool retime = synchronous(run) && reached;
+    const std::string label =
+        severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
     std::string skip;
     if (!retime && !run.sched.empty() && run.sched != "none")
       skip = fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
     if (!skip.empty()) {
-      std::printf("# %-24s %s\n", run.method.c_str(), skip.c_str());
+      std::printf("# %-24s %s\n", label.c_str(), skip.c_str());
       continue;
     }
-    std::vector<experiment::MapEntry> entries;
-    for (const experiment::MapCell& cell : cells) {
+    std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
+    for (size_t c = 0; c < cells.size(); ++c) {
+      const experiment::MapCell& cell = cells[c];
+      if (severalCounts && cell.workers != group.workers) continue;
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
       experiment::MapEntry entry{run.method, NAN, retime ? "retimed" : "cost model"};
-      entry.iterationsToTarget = run.iterationsToTarget;
+      entry.iterationsToTarget = meanIterations;
       entry.predictedTimePerIteration = costModelTimePerIteration(run, config, spec, netModel);
       entry.predictedIterations = predictedIterations;
+      entry.seeds = int(group.seeds.size());
       if (retime) {
         try {
-          const train::RetimeResult r = train::retimeRun({run.folder, spec, f.netModel, "", ""});
-          entry.timeToTarget = r.retimed.timeToTarget >= 0 ? r.retimed.timeToTarget : NAN;
-          entry.timePerIteration = r.retimed.timePerIteration;
+          std::vector<double> times, perIteration;
+          for (const experiment::RunRecord& seed : group.seeds) {
+            const train::RetimeResult r = train::retimeRun({seed.folder, spec, f.netModel, "", ""});
+            times.push_back(r.retimed.timeToTarget >= 0 ? r.retimed.timeToTarget : NAN);
+            perIteration.push_back(r.retimed.timePerIteration);
+          }
+          std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
+          entry.timePerIteration = meanAndStd(perIteration).first;
         } catch (const Unsupported& e) {
           // Timing-only cannot replay it (an overlapping schedule), and the
           // cost model has no overlap: not mapped, rather than mapped wrong.
@@ -160,22 +237,30 @@ void runAdviseMap(const AdviseMapFlags& f) {
         }
       }
       if (!retime && reached) {
-        // Cost model × measured iterations, on the run's network model
-        // unless --net-model says otherwise (as the retimed runs).
+        // Cost model × measured iterations (mean over seeds), on the run's
+        // network model unless --net-model says otherwise.
         entry.timePerIteration = entry.predictedTimePerIteration;
-        entry.timeToTarget = entry.timePerIteration * run.iterationsToTarget;
+        std::vector<double> times;
+        for (const experiment::RunRecord& seed : group.seeds)
+          times.push_back(entry.timePerIteration * seed.iterationsToTarget);
+        std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
       }
-      entries.push_back(entry);
+      entries.emplace_back(c, entry);
     }
     if (!skip.empty()) {
-      std::printf("# %-24s %s\n", run.method.c_str(), skip.c_str());
+      std::printf("# %-24s %s\n", label.c_str(), skip.c_str());
       continue;
     }
-    for (size_t c = 0; c < cells.size(); ++c) cells[c].entries.push_back(entries[c]);
-    std::printf("# %-24s %s\n", run.method.c_str(),
-                !reached ? "never reached the target: never wins"
+    for (const auto& [c, entry] : entries) cells[c].entries.push_back(entry);
+    const std::string seedsText =
+        group.seeds.size() > 1 ? fmt::format(", mean of {} seeds", group.seeds.size()) : "";
+    std::printf("# %-24s %s%s\n", label.c_str(),
+                !reached ? fmt::format("reached the target with {} of {} seeds: never wins",
+                                       reachedSeeds, group.seeds.size())
+                               .c_str()
                 : retime ? "retimed"
-                         : "cost model x measured iterations to target");
+                         : "cost model x measured iterations to target",
+                reached ? seedsText.c_str() : "");
     std::fflush(stdout);
   }
   const experiment::MapFiles files = experiment::writeMap(f.results, cells);
@@ -186,16 +271,19 @@ void runAdviseMap(const AdviseMapFlags& f) {
   }
   std::printf("\n");
   size_t i = 0;
-  for (double latency : latencies.values) {
-    std::printf("%-10s", formatSeconds(latency).c_str());
-    for (size_t b = 0; b < bandwidths.values.size(); ++b, ++i) {
-      const std::string winner = experiment::winnerOf(cells[i]);
-      std::printf(" %14s", winner.empty() ? "-" : winner.c_str());
+  for (int workers : workerCounts) {
+    if (severalCounts) std::printf("# %d workers\n", workers);
+    for (double latency : latencies.values) {
+      std::printf("%-10s", formatSeconds(latency).c_str());
+      for (size_t b = 0; b < bandwidths.values.size(); ++b, ++i) {
+        const std::string winner = experiment::winnerOf(cells[i]);
+        std::printf(" %14s", winner.empty() ? "-" : winner.c_str());
+      }
+      std::printf("\n");
     }
-    std::printf("\n");
   }
   // The advisor (cost model × theory) against the map's winners.
-  if (std::isfinite(baselineIterations)) {
+  if (anyBaseline) {
     const experiment::MapAgreement agreement = experiment::countAgreement(cells);
     std::printf(
         "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %g) vs the "

@@ -10,7 +10,7 @@ struct AdviseMapFlags {
   std::string results;                           // the sweep folder (map.csv and pictures go there)
   std::string bandwidths = "100Mbps:400Gbps:6";  // MIN:MAX:STEPS, log-spaced
   std::string latencies = "1us:1ms:3";
-  std::string netModel;  // "": each run's own (retimed) / LV08 (cost model)
+  std::string netModel;  // "": each run's own (recorded in its config.json)
 };
 
 void runAdviseMap(const AdviseMapFlags& flags);

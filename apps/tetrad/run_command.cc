@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "advise_map.h"
 #include "command.h"
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
@@ -159,6 +160,10 @@ void runSweepFile(const RunOptions& o) {
           : o.out;
   if (o.dryRun) {
     listRuns(spec, o, options.outDir, tuning);
+    if (spec.map.present) {
+      std::printf("then a method map ([map]: bandwidth %s, latency %s) into %s\n",
+                  spec.map.bandwidth.c_str(), spec.map.latency.c_str(), options.outDir.c_str());
+    }
     return;
   }
   options.jobs = o.jobs;
@@ -203,6 +208,10 @@ void runSweepFile(const RunOptions& o) {
         "folders under {} (the next tetrad run resumes the interrupted ones){}",
         failed, outcome.total + tuned.sweep.total, interrupted, names, options.outDir,
         waiting.empty() ? "" : fmt::format("; the runs of {} wait for their lr tuning", waiting));
+  }
+  // [map]: which method wins on which network (`tetrad advise --map`).
+  if (spec.map.present) {
+    runAdviseMap({options.outDir, spec.map.bandwidth, spec.map.latency, spec.map.netModel});
   }
 }
 

@@ -245,6 +245,30 @@ TEST(CollectivesSim, HierarchicalOnTwoLevelsMatchesTheModel) {
   }
 }
 
+// Where bandwidth × latency is large, SimGrid's CM02 bounds each flow by the
+// TCP window, TCP-gamma / (2α) (4 MiB over 2 ms: 2.1 GB/s of a 50 GB/s
+// link); the cost model applies the same bound (CostParams::tcpGamma) and
+// is far off without it.
+TEST(CollectivesSim, TheTcpWindowBoundsHighBandwidthDelayLinksAsInTheModel) {
+  for (AllreduceAlgorithm algorithm : {AllreduceAlgorithm::kRing, AllreduceAlgorithm::kRabenseifner,
+                                       AllreduceAlgorithm::kRecursiveDoubling}) {
+    const size_t n = size_t{4} << 20;
+    LaunchOptions options;
+    options.cluster = "sim:8x400Gbps,1ms";
+    options.workers = 8;
+    options.payloadFree = true;
+    options.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
+    const double simulated = simulatedAllreduce(options, algorithm, n);
+    CostParams c{1e-3, 1.0 / 50e9};
+    const double unbounded = allreduceCost(algorithm, 8, n, c);
+    c.tcpGamma = 4194304;
+    const double model = allreduceCost(algorithm, 8, n, c);
+    EXPECT_NEAR(simulated / model, 1.0, 0.01)
+        << toString(algorithm) << ": simulated " << simulated << " s, model " << model << " s";
+    EXPECT_GT(simulated / unbounded, 1.3) << toString(algorithm) << ": the bound does not bind";
+  }
+}
+
 // Payload-free runs move the same messages at the same simulated times as
 // runs with data, for every collective algorithm.
 TEST(CollectivesSim, PayloadFreeRunsSendTheSameBytesAtTheSameTimes) {

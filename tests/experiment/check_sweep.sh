@@ -4,7 +4,8 @@
 # 4 runs ran and results.csv/results.jsonl hold 4 rows with the columns that
 # DOCS.md documents; after deleting one run's summary.json and another whole
 # run folder, a rerun runs exactly those two; a third run runs nothing; then
-# `tetrad report` on the folder writes report.md and the plots.
+# `tetrad report` on the folder writes report.md and the plots. The sweep's
+# [map] table draws the method map after the first sweep.
 tetrad=$1
 sweep=$2
 out=$3
@@ -36,6 +37,10 @@ for label in plain,fast plain,slow topk,fast topk,slow; do
   grep -q "^$label,1,ok," "$out/results.csv" || fail "results.csv: no ok row for $label"
 done
 grep -q '"final_accuracy":0\.[0-9]' "$out/results.jsonl" || fail "results.jsonl: no final_accuracy"
+# [map]: the method map of the first cluster, drawn after the runs.
+[ "$(tail -n +2 "$out/map.csv" | wc -l)" -eq 4 ] || fail "map.csv: not 2 methods x 2 cells"
+[ -s "$out/map_winner.png" ] && [ -s "$out/map_time.svg" ] || fail "[map]: no pictures"
+printf '%s\n' "$log" | grep -q "^# winner per cell" || fail "[map]: no winner table"
 
 # Resume: remove one summary.json and one whole run folder.
 first=$(ls -d "$out"/topk-slow-s1-*)

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "tetrad/core/error.h"
 
@@ -82,6 +85,45 @@ TEST(MethodMap, AgreementCountsWinnersAndTiesWithinTenPercent) {
   EXPECT_NE(line.find("time per iteration predicted 0.08x"), std::string::npos) << line;
   // A tighter tolerance turns the tie into a disagreement too.
   EXPECT_EQ(countAgreement(cells, 0.01).agreed, 1);
+}
+
+// Two worker counts and several seeds: map.csv says each cell's worker count
+// (its cluster spec too), the seeds and their spread; the winner map has a
+// panel per worker count.
+TEST(MethodMap, WorkerCountsAreAnAxisAndSeedsAreCounted) {
+  std::vector<MapCell> cells;
+  for (int workers : {4, 8}) {
+    for (double latency : {1e-6, 1e-4}) {
+      for (double bandwidth : {1e8, 1e10}) {
+        MapEntry a = entry("a", workers * 1.0, 0, 0), b = entry("b", 6.0, 0, 0);
+        a.seeds = b.seeds = 3;
+        a.timeStd = 0.25;
+        cells.push_back({bandwidth, latency, {a, b}, workers});
+      }
+    }
+  }
+  const std::string dir = ::testing::TempDir() + "/method_map_workers";
+  const MapFiles files = writeMap(dir, cells);
+  std::ifstream csv(files.csv);
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header,
+            "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
+            "winner");
+  std::vector<std::string> rows;
+  while (std::getline(csv, line)) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 16u);
+  EXPECT_EQ(rows[0], "8e+08,1e-06,4,\"sim:4x800Mbps,1000ns\",a,4,0.25,3,retimed,1");
+  // At 8 workers a takes 8 s and b (6 s) wins.
+  EXPECT_EQ(rows[9], "8e+08,1e-06,8,\"sim:8x800Mbps,1000ns\",b,6,,3,retimed,1");
+  std::ifstream script(dir + "/map.gp");
+  const std::string gp((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(gp.find("set multiplot layout 1,2"), std::string::npos);
+  EXPECT_NE(gp.find("Fastest method, 8 workers"), std::string::npos);
+  for (const std::string& image : files.images) {
+    EXPECT_GT(std::filesystem::exists(image) ? std::filesystem::file_size(image) : 0, 1000u)
+        << image;
+  }
 }
 
 }  // namespace

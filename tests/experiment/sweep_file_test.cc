@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tetrad/core/error.h"
 
 namespace tetrad::experiment {
@@ -171,6 +173,36 @@ TEST(SweepFile, SyntaxErrorNamesTheLine) {
   const std::string error = errorOf("[workload]\nmodel = \"mlp\"\nlr = = 1\n");
   EXPECT_NE(error.find("x.toml:3:"), std::string::npos) << error;
   EXPECT_NE(error.find("TOML syntax error"), std::string::npos) << error;
+}
+
+// [map]: the method map `tetrad run` draws when the sweep ends; its axes are
+// checked where they are written.
+TEST(SweepFile, MapTableKeepsItsAxesAndRefusesBadOnesWithTheirLine) {
+  const std::string base = std::string(kSweep) + "\n[map]\n";
+  EXPECT_FALSE(parseSweepText(kSweep, "x.toml").map.present);
+  const SweepSpec spec = parseSweepText(
+      base + "bandwidth = \"1Gbps:100Gbps:3\"\nlatency = \"5us:50us:2\"\nnet_model = \"cm02\"\n",
+      "x.toml");
+  EXPECT_TRUE(spec.map.present);
+  EXPECT_EQ(spec.map.bandwidth, "1Gbps:100Gbps:3");
+  EXPECT_EQ(spec.map.latency, "5us:50us:2");
+  EXPECT_EQ(spec.map.netModel, "cm02");
+  // Defaults: as `tetrad advise --map`.
+  const SweepSpec defaults = parseSweepText(base, "x.toml");
+  EXPECT_TRUE(defaults.map.present);
+  EXPECT_EQ(defaults.map.bandwidth, "100Mbps:400Gbps:6");
+  EXPECT_EQ(defaults.map.latency, "1us:1ms:3");
+  const int line = 1 + int(std::count(base.begin(), base.end(), '\n'));
+  EXPECT_EQ(errorOf(base + "bandwidth = \"10Gbps:1Gbps:3\"\n"),
+            "x.toml:" + std::to_string(line) +
+                ":13: key 'bandwidth' in [map]: invalid [map] bandwidth '10Gbps:1Gbps:3': min "
+                "is larger than max");
+  EXPECT_NE(errorOf(base + "latency = \"1us:1ms:0\"\n").find("STEPS must be in"),
+            std::string::npos);
+  EXPECT_NE(errorOf(base + "latency = 3\n").find("must be a string"), std::string::npos);
+  EXPECT_NE(errorOf(base + "colour = \"red\"\n")
+                .find("unknown key 'colour' in [map] (known: bandwidth, latency, net_model)"),
+            std::string::npos);
 }
 
 TEST(SweepFile, MissingFileIsAnError) {

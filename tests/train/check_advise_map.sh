@@ -1,14 +1,15 @@
 #!/bin/sh
 # usage: check_advise_map.sh TETRAD OUT_DIR TOOLS_DIR
 # `tetrad advise --results DIR --map` (experiment/method_map.h) on a tiny
-# sweep of three trained runs (BSP, Top-k+EF, ASP on a parameter server):
-# map.csv has one row per method and cell of a 3 x 2 grid; the winner of
-# every cell is the method with the smallest time to target there; the
-# synchronous methods are retimed, ASP comes from the cost model; a
-# retimed time equals `tetrad retime` onto that cell's network; the PNG and
-# SVG pictures exist and are not trivial; the advisor's agreement is counted
-# over the 6 cells. Then the refusals: min > max, no
-# steps, no --results: one line, exit status 2.
+# sweep: on 4 workers BSP (two seeds), Top-k+EF and ASP on a parameter
+# server; on 8 workers BSP and Top-k+EF. map.csv has one row per method and
+# cell of a 3 x 2 grid per worker count; the winner of every cell is the
+# method with the smallest time to target there; the synchronous methods are
+# retimed, ASP comes from the cost model; BSP on 4 workers is the mean of its
+# two seeds' retimed times; a retimed time equals `tetrad retime` onto that
+# cell's network; the PNG and SVG pictures exist and are not trivial; the
+# advisor's agreement is counted over the 12 cells. Then the refusals: min >
+# max, no steps, no --results: one line, exit status 2.
 tetrad=$1
 out=$2
 tools=$3
@@ -18,10 +19,12 @@ fail() {
 }
 rm -rf "$out"
 mkdir -p "$out/sweep"
-common="--quiet --model mlp --data synthetic --train-samples 1024 --test-samples 256 --workers 4
+common="--quiet --model mlp --data synthetic --train-samples 1024 --test-samples 256
   --batch-size 16 --epochs 2 --eval-every 4 --log-every 4 --compute flops:50
   --target-accuracy 0.5 --cluster sim:1Gbps,50us"
-for method in "bsp|" "topk|--compress topk:0.05,ef" "asp|--sync asp --arch ps:1"; do
+for method in "bsp|--workers 4" "bsp-seed2|--workers 4 --seed 2" \
+  "topk|--workers 4 --compress topk:0.05,ef" "asp|--workers 4 --sync asp --arch ps:1" \
+  "bsp8|--workers 8" "topk8|--workers 8 --compress topk:0.05,ef"; do
   label=${method%%|*}
   # shellcheck disable=SC2086
   "$tetrad" train $common ${method#*|} --out "$out/sweep/$label" > /dev/null ||
@@ -30,18 +33,25 @@ done
 "$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
   --map-latency 1us:1ms:2 > "$out/map.log" || { cat "$out/map.log"; fail "advise --map failed"; }
 cat "$out/map.log"
-# The advisor's agreement over the 6 cells (BSP is the sweep's baseline).
-grep -Eq "^# advisor .* agrees in [0-6] of 6 cells" "$out/map.log" ||
-  fail "no agreement count over the 6 cells"
+# The advisor's agreement over the 12 cells (BSP is the sweep's baseline).
+grep -Eq "^# advisor .* agrees in [0-9]+ of 12 cells" "$out/map.log" ||
+  fail "no agreement count over the 12 cells"
 /usr/bin/python3 - "$out/sweep/map.csv" << 'PY' || fail "map.csv is not what it should be"
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 cells = {}
 for r in rows:
     cells.setdefault(r["cluster"], []).append(r)
-assert len(cells) == 6, f"{len(cells)} cells, expected 6"
+assert len(cells) == 12, f"{len(cells)} cells, expected 12"
 for cluster, entries in cells.items():
-    assert len(entries) == 3, f"{cluster}: {len(entries)} methods, expected 3"
+    workers = entries[0]["workers"]
+    assert cluster.startswith(f"sim:{workers}x"), f"{cluster}: not of {workers} workers"
+    want = 3 if workers == "4" else 2
+    assert len(entries) == want, f"{cluster}: {len(entries)} methods, expected {want}"
+    for e in entries:
+        two = e["method"].startswith("bsp allreduce:ring none") and workers == "4"
+        assert e["seeds"] == ("2" if two else "1"), f"{cluster}: {e['method']} seeds {e['seeds']}"
+        assert (e["time_std"] != "") == two, f"{cluster}: {e['method']} time_std"
     times = {e["method"]: float(e["time_to_target"]) if e["time_to_target"] else math.inf
              for e in entries}
     best = min(times, key=times.get)
@@ -50,7 +60,7 @@ for cluster, entries in cells.items():
     for e in entries:
         want = "cost model" if e["method"].startswith("asp") else "retimed"
         assert e["source"] == want, f"{cluster}: {e['method']} from {e['source']}"
-print("map.csv: 6 cells, winners are the minima")
+print("map.csv: 12 cells, winners are the minima")
 PY
 # A retimed cell equals `tetrad retime` onto that network.
 cell=$(/usr/bin/python3 -c "

@@ -69,8 +69,8 @@ METHODS
 small="--quiet --timing-only --model mlp --data synthetic --train-samples 256
   --batch-size 8 --max-iters 2 --compute fixed:5ms --engine analytic --out $out/refused"
 # shellcheck disable=SC2086
-sh "$expect_error" "CM02" "$tetrad" train $small --workers 4 --cluster sim:10Gbps,25us ||
-  fail "LV08 accepted"
+sh "$expect_error" "CM02" "$tetrad" train $small --workers 4 --cluster sim:10Gbps,25us \
+  --net-model lv08 || fail "LV08 accepted"
 # shellcheck disable=SC2086
 sh "$expect_error" "timing-only" "$tetrad" train --quiet --model mlp --data synthetic \
   --train-samples 256 --workers 4 --max-iters 2 --engine analytic --net-model cm02 \

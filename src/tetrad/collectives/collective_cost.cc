@@ -23,7 +23,9 @@ int ceilLog2(int p) {
 // corrected by the per-size factors of `c` (1 when it has none).
 double step(const CostParams& c, double alpha, double beta, double gamma, double bytes,
             double reduced = 0) {
-  return alpha * c.latencyFactor.at(bytes) + bytes * beta / c.bandwidthFactor.at(bytes) +
+  // The TCP window bound: a rate of at most tcpGamma / (2α).
+  const double perByte = c.tcpGamma > 0 ? std::max(beta, 2 * alpha / c.tcpGamma) : beta;
+  return alpha * c.latencyFactor.at(bytes) + bytes * perByte / c.bandwidthFactor.at(bytes) +
          reduced * gamma;
 }
 

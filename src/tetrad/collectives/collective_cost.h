@@ -18,6 +18,13 @@
 // correct every message of m bytes: α·latencyFactor(m) + m·β/bandwidthFactor(m),
 // at every level, as the simulator's factor callbacks do.
 //
+// TCP-gamma (SimGrid's network/TCP-gamma, 4 MiB by default under its CM02
+// family of models): a flow's rate is at most tcpGamma / (2·α), the TCP
+// window over the round trip, before the bandwidth factor; a message of m
+// bytes then costs α·latencyFactor(m) + m·max(β, 2α/tcpGamma)/bandwidthFactor(m).
+// It matters where bandwidth × latency is large (400 Gb/s at 1 ms: the
+// window allows 2 GB/s). tcpGamma 0: no bound (plain α–β).
+//
 // Thread-safety: pure functions.
 #pragma once
 
@@ -42,6 +49,8 @@ struct CostParams {
   // Per-size corrections of α and β (empty: 1).
   PiecewiseFactor latencyFactor = {};
   PiecewiseFactor bandwidthFactor = {};
+  // Bytes; 0: no window bound (see above).
+  double tcpGamma = 0;
 };
 
 // `count` floats per rank (the vector being reduced), sent as `wire`

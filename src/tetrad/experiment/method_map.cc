@@ -73,8 +73,9 @@ MapAxis parseLatencyAxis(const std::string& text, const std::string& what) {
   return parseAxis(text, what, [](const std::string& v) { return parseDuration(v); });
 }
 
-std::string mapClusterSpec(double bytesPerSecond, double latencySeconds) {
-  return fmt::format("sim:{:.0f}Mbps,{:.0f}ns", bytesPerSecond * 8 / 1e6, latencySeconds * 1e9);
+std::string mapClusterSpec(double bytesPerSecond, double latencySeconds, int workers) {
+  return fmt::format("sim:{}{:.0f}Mbps,{:.0f}ns", workers > 0 ? fmt::format("{}x", workers) : "",
+                     bytesPerSecond * 8 / 1e6, latencySeconds * 1e9);
 }
 
 std::string winnerOf(const MapCell& cell) {
@@ -143,7 +144,7 @@ MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance)
     }
     agreement.disagreements.push_back(fmt::format(
         "{}: advised {} ({}), fastest {} ({}); off: {} for {}, {} for {}",
-        mapClusterSpec(cell.bandwidth, cell.latency), advised,
+        mapClusterSpec(cell.bandwidth, cell.latency, cell.workers), advised,
         std::isfinite(a.timeToTarget) ? formatSeconds(a.timeToTarget) : "never", winner,
         formatSeconds(w.timeToTarget), worstFactor(a), advised, worstFactor(w), winner));
   }
@@ -157,15 +158,19 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   files.csv = (fs::path(dir) / "map.csv").string();
   {
     std::ofstream csv(files.csv);
-    csv << "bandwidth_bps,latency_s,cluster,method,time_to_target,source,winner\n";
+    csv << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
+           "winner\n";
+    auto number = [](double v) {
+      return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
+    };
     for (const MapCell& cell : cells) {
       const std::string winner = winnerOf(cell);
       for (const MapEntry& e : cell.entries) {
-        csv << fmt::format(
-            "{:.6g},{:.6g},{},{},{},{},{}\n", cell.bandwidth * 8, cell.latency,
-            csvField(mapClusterSpec(cell.bandwidth, cell.latency)), csvField(e.method),
-            std::isfinite(e.timeToTarget) ? fmt::format("{:.9g}", e.timeToTarget) : std::string(),
-            e.source, e.method == winner ? 1 : 0);
+        csv << fmt::format("{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8,
+                           cell.latency, cell.workers,
+                           csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)),
+                           csvField(e.method), number(e.timeToTarget), number(e.timeStd), e.seeds,
+                           e.source, e.method == winner ? 1 : 0);
       }
     }
     TETRAD_CHECK(csv.good(), Error, "cannot write {}", files.csv);
@@ -174,9 +179,12 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   // Methods in entry order; the grid's axes.
   std::vector<std::string> methods;
   std::map<double, int> bandwidths, latencies;
+  std::vector<int> workerCounts;  // in cell order
   for (const MapCell& cell : cells) {
     bandwidths[cell.bandwidth] = 0;
     latencies[cell.latency] = 0;
+    if (std::find(workerCounts.begin(), workerCounts.end(), cell.workers) == workerCounts.end())
+      workerCounts.push_back(cell.workers);
     for (const MapEntry& e : cell.entries) {
       if (std::find(methods.begin(), methods.end(), e.method) == methods.end())
         methods.push_back(e.method);
@@ -196,36 +204,46 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   }
   if (methods.size() == 1) palette += fmt::format(", 1 '{}'", kColours[0]);
   // Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index
-  // (NaN where no method reaches the target: left blank).
-  for (const MapCell& cell : cells) {
-    const std::string winner = winnerOf(cell);
-    const auto it = std::find(methods.begin(), methods.end(), winner);
-    winnerData += fmt::format(
-        "{:.6g}\t{:.6g}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
-        std::log10(cell.latency * 1e6),
-        it == methods.end() ? std::string("NaN") : std::to_string(it - methods.begin()));
+  // (NaN where no method reaches the target: left blank); a data block per
+  // worker count.
+  for (int workers : workerCounts) {
+    for (const MapCell& cell : cells) {
+      if (cell.workers != workers) continue;
+      const std::string winner = winnerOf(cell);
+      const auto it = std::find(methods.begin(), methods.end(), winner);
+      winnerData += fmt::format(
+          "{:.6g}\t{:.6g}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
+          std::log10(cell.latency * 1e6),
+          it == methods.end() ? std::string("NaN") : std::to_string(it - methods.begin()));
+    }
+    winnerData += "\n\n";
   }
   // Time to target against bandwidth at the middle latency, a block per method.
   auto middle = latencies.begin();
   std::advance(middle, latencies.size() / 2);
   std::string timeNames;
   int timeBlocks = 0;
-  for (const std::string& method : methods) {
-    std::string block;
-    for (const MapCell& cell : cells) {
-      if (cell.latency != middle->first) continue;
-      for (const MapEntry& e : cell.entries) {
-        if (e.method == method && std::isfinite(e.timeToTarget))
-          block += fmt::format("{:.6g}\t{:.9g}\n", cell.bandwidth * 8 / 1e9, e.timeToTarget);
+  const bool severalCounts = workerCounts.size() > 1;
+  for (int workers : workerCounts) {
+    for (const std::string& method : methods) {
+      std::string block;
+      bool predicted = false;
+      for (const MapCell& cell : cells) {
+        if (cell.latency != middle->first || cell.workers != workers) continue;
+        for (const MapEntry& e : cell.entries) {
+          if (e.method != method) continue;
+          predicted = predicted || e.source != "retimed";
+          if (std::isfinite(e.timeToTarget))
+            block += fmt::format("{:.6g}\t{:.9g}\n", cell.bandwidth * 8 / 1e9, e.timeToTarget);
+        }
       }
+      if (block.empty()) continue;  // never reaches the target there
+      const std::string name = plotWord(method) + (predicted ? "_(cost_model)" : "") +
+                               (severalCounts ? fmt::format("_({}_workers)", workers) : "");
+      timeData += "# " + name + "\n" + block + "\n\n";
+      timeNames += (timeBlocks ? " " : "") + name;
+      ++timeBlocks;
     }
-    if (block.empty()) continue;  // never reaches the target there
-    bool predicted = false;
-    for (const MapEntry& e : cells.front().entries)
-      predicted = predicted || (e.method == method && e.source != "retimed");
-    timeData += "# " + method + "\n" + block + "\n\n";
-    timeNames += (timeBlocks ? " " : "") + plotWord(method) + (predicted ? "_(cost_model)" : "");
-    ++timeBlocks;
   }
   TETRAD_CHECK(timeBlocks > 0, InvalidArgument,
                "no mapped method reaches the target at {} latency: nothing to draw",
@@ -238,18 +256,33 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   std::ofstream(fs::path(dir) / "map_winner.dat") << winnerData;
   std::ofstream(fs::path(dir) / "map_time.dat") << timeData;
   const int last = int(methods.size()) - 1;
+  // The winner map: one panel per worker count, the legend beside the last.
+  const int panels = int(workerCounts.size());
+  std::string winnerPlots;
+  for (int k = 0; k < panels; ++k) {
+    const int workers = workerCounts[size_t(k)];
+    winnerPlots +=
+        fmt::format("set title '{}'\nplot 'map_winner.dat' index {} using 1:2:3 {} notitle{}\n",
+                    panels == 1 ? std::string("Fastest method to the target accuracy")
+                                : fmt::format("Fastest method, {} workers", workers),
+                    k, style, k == panels - 1 ? legend : std::string());
+  }
+  const std::string winnerPlot =
+      panels == 1
+          ? winnerPlots
+          : fmt::format("set multiplot layout 1,{}\n{}unset multiplot\n", panels, winnerPlots);
+  const int width = panels == 1 ? 900 : 420 * panels + 360;
   const std::string script = fmt::format(
       "# Generated by tetrad advise --map: run `gnuplot map.gp` in this folder.\n"
       "set datafile separator \"\\t\"\n"
       "set datafile missing \"NaN\"\n"
       // The winner map.
-      "reset\nset terminal {0} size 900,560 noenhanced\nset output 'map_winner.png'\n"
-      "set title 'Fastest method to the target accuracy'\n"
+      "reset\nset terminal {0} size {8},560 noenhanced\nset output 'map_winner.png'\n"
       "set xlabel 'bandwidth, log10 Gb/s'\nset ylabel 'latency, log10 us'\n"
       "set palette maxcolors {1}\nset palette defined ({3})\n"
       "set cbrange [-0.5:{2}.5]\nunset colorbox\nset key outside right top\n"
-      "plot 'map_winner.dat' using 1:2:3 {7} notitle{8}\n"
-      "set terminal svg size 900,560 noenhanced\nset output 'map_winner.svg'\nreplot\n"
+      "{7}"
+      "set terminal svg size {8},560 noenhanced\nset output 'map_winner.svg'\n{7}"
       "unset output\n"
       // Time to target against bandwidth.
       "reset\nset datafile separator \"\\t\"\n"
@@ -262,7 +295,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
       "set terminal svg size 900,560 noenhanced\nset output 'map_time.svg'\nreplot\n"
       "unset output\n",
       png, std::max<size_t>(methods.size(), 2), std::max(last, 0), palette, middle->first * 1e6,
-      timeNames, timeBlocks - 1, style, legend);
+      timeNames, timeBlocks - 1, winnerPlot, width);
   std::ofstream(fs::path(dir) / "map.gp") << script;
   runGnuplot("map.gp", dir);
   for (const char* image : {"map_winner.png", "map_winner.svg", "map_time.png", "map_time.svg"})

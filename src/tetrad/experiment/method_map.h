@@ -1,14 +1,17 @@
 // Method maps: which method reaches the target first on which network
 // (`tetrad advise --results DIR --map`, docs/advise.md "Maps").
 //
-// A map is a grid of star networks — bandwidth × latency, log-spaced — and,
-// in each cell, every mapped method's predicted time to target there: the
+// A map is a grid of star networks — bandwidth × latency, log-spaced, for
+// each worker count the sweep trained — and, in each cell, every mapped
+// method's time to target there (the mean over the seeds it was trained
+// with): the
 // caller fills the times (apps/tetrad/advise_map.cc retimes synchronous
 // runs exactly, train/retime.h, and predicts asynchronous ones with the
 // cost model, marked so). This file owns the grid, the winner of a cell,
 // map.csv and the pictures (gnuplot: the winner per cell as a coloured
-// region map with a legend, and time to target against bandwidth, one line
-// per method, at the grid's middle latency), all into one folder.
+// region map with a legend, one panel per worker count, and time to target
+// against bandwidth, one line per method and worker count, at the grid's
+// middle latency), all into one folder.
 //
 // Pure functions over values and files; call from one thread (gnuplot runs
 // as a child process).
@@ -30,12 +33,13 @@ struct MapAxis {
 MapAxis parseBandwidthAxis(const std::string& text, const std::string& what);
 MapAxis parseLatencyAxis(const std::string& text, const std::string& what);
 
-// A star network of the grid as a cluster spec: "sim:BWMbps,LATns".
-std::string mapClusterSpec(double bytesPerSecond, double latencySeconds);
+// A star network of the grid as a cluster spec: "sim:BWMbps,LATns", or
+// "sim:WxBWMbps,LATns" for `workers` > 0.
+std::string mapClusterSpec(double bytesPerSecond, double latencySeconds, int workers = 0);
 
 struct MapEntry {
   std::string method;       // the sweep's method label
-  double timeToTarget = 0;  // seconds; NaN: never reaches the target
+  double timeToTarget = 0;  // seconds (mean over seeds); NaN: never reaches the target
   std::string source;       // "retimed" or "cost model"
   // The two factors of timeToTarget (time per iteration on this network,
   // iterations to target as measured) and the advisor's prediction of each
@@ -45,6 +49,10 @@ struct MapEntry {
   double iterationsToTarget = NAN;
   double predictedTimePerIteration = NAN;
   double predictedIterations = NAN;
+  // Seeds behind timeToTarget (every one reached the target, else it is
+  // NaN) and their standard deviation (NaN for one seed).
+  int seeds = 1;
+  double timeStd = NAN;
   double predictedTimeToTarget() const { return predictedTimePerIteration * predictedIterations; }
 };
 
@@ -52,6 +60,7 @@ struct MapCell {
   double bandwidth = 0;  // bytes/s
   double latency = 0;    // seconds
   std::vector<MapEntry> entries;
+  int workers = 0;  // 0: not stated (one worker count)
 };
 
 // The method with the smallest finite time to target ("" when none reaches
@@ -80,8 +89,9 @@ struct MapFiles {
   std::vector<std::string> images;  // map_winner.{png,svg}, map_time.{png,svg}
 };
 
-// Writes map.csv (bandwidth_bps, latency_s, cluster, method, time_to_target,
-// source, winner) and draws the pictures into `dir`.
+// Writes map.csv (bandwidth_bps, latency_s, workers, cluster, method,
+// time_to_target, time_std, seeds, source, winner) and draws the pictures
+// into `dir`.
 MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells);
 
 }  // namespace tetrad::experiment

@@ -11,6 +11,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/lr_tuning.h"
+#include "tetrad/experiment/method_map.h"
 
 namespace tetrad::experiment {
 namespace {
@@ -37,6 +38,8 @@ class SweepParser {
         spec_.description = stringValue(node, key, "top level");
       } else if (name == "workload") {
         parseWorkload(tableOf(node, key, "[workload]"));
+      } else if (name == "map") {
+        parseMap(tableOf(node, key, "[map]"), key);
       } else if (name == "cluster" || name == "method") {
         const toml::array& array = arrayOfTables(node, key);
         for (const toml::node& element : array) {
@@ -47,7 +50,7 @@ class SweepParser {
           }
         }
       } else {
-        unknownKey(key, "the top level", "description, workload, [[cluster]], [[method]]");
+        unknownKey(key, "the top level", "description, workload, [[cluster]], [[method]], [map]");
       }
     }
     TETRAD_CHECK(!spec_.methods.empty(), InvalidArgument,
@@ -210,6 +213,32 @@ class SweepParser {
       } else if (!addSetting(spec_.workload, key, node, "[workload]", false)) {
         unknownKey(key, "[workload]",
                    "seeds" + knownSettings(false) + ", tune_budget, tune_metric");
+      }
+    }
+  }
+
+  // [map]: bandwidth and latency axes (MIN:MAX:STEPS, checked here so a bad
+  // one names its line) and net_model.
+  void parseMap(const toml::table& table, const toml::key& mapKey) {
+    spec_.map.present = true;
+    spec_.map.where = at(mapKey.source());
+    for (auto&& [key, node] : table) {
+      const std::string name(key.str());
+      if (name != "bandwidth" && name != "latency" && name != "net_model")
+        unknownKey(key, "[map]", "bandwidth, latency, net_model");
+      const std::string value = stringValue(node, key, "[map]");
+      try {
+        if (name == "bandwidth") {
+          parseBandwidthAxis(value, "[map] bandwidth");
+          spec_.map.bandwidth = value;
+        } else if (name == "latency") {
+          parseLatencyAxis(value, "[map] latency");
+          spec_.map.latency = value;
+        } else {
+          spec_.map.netModel = value;
+        }
+      } catch (const InvalidArgument& e) {
+        badValue(node, key, "[map]", e.what());
       }
     }
   }

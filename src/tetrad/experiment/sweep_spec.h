@@ -8,6 +8,9 @@
 //                         learning-rate grid (lr_tuning.h)
 //   [workload] also       tune_budget (share of a run's iterations a tuning
 //                         run trains) and tune_metric
+//   [map]                 bandwidth, latency (MIN:MAX:STEPS) and net_model of
+//                         the method map `tetrad run` draws when the sweep
+//                         ends (`tetrad advise --map`, method_map.h)
 //
 // Every setting keeps where it was written (file, line, column), so that any
 // later error (a bad value found when the runs are validated) names the place
@@ -71,6 +74,15 @@ enum class TuneMetric {
   kTrainLoss,     // "train_loss": the last logged training loss, lower is better
 };
 
+// [map]: draw the method map after the sweep.
+struct MapTable {
+  bool present = false;
+  SourceRef where;
+  std::string bandwidth = "100Mbps:400Gbps:6";  // as `tetrad advise --map-bandwidth`
+  std::string latency = "1us:1ms:3";
+  std::string netModel;  // "": each run's own
+};
+
 struct SweepSpec {
   std::string file;  // as given
   std::string description;
@@ -83,6 +95,7 @@ struct SweepSpec {
   SourceRef tuneMetricWhere;
   std::vector<ClusterEntry> clusters;
   std::vector<MethodEntry> methods;
+  MapTable map;
 };
 
 }  // namespace tetrad::experiment

@@ -127,10 +127,15 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
       }
     }
   } else if (aggregation == Aggregation::kGather || name == "sign") {
-    double bytes = 0;
-    for (const BucketRange& b : buckets) bytes += packetBytes(compressor, b.count);
+    // Per bucket, p - 1 ring steps of one packet each.
+    double bytes = 0, step = 0;
+    for (const BucketRange& b : buckets) {
+      const double packet = packetBytes(compressor, b.count);
+      bytes += packet;
+      step += network.messageSeconds(packet);
+    }
     const double n = double(buckets.size());
-    estimate.seconds = (p - 1) * (n * network.alpha + bytes * network.beta);
+    estimate.seconds = (p - 1) * step;
     estimate.messages = buckets.size();
     estimate.decodesPerBucket = p;
     estimate.text = fmt::format("allgather {} × ({} + {})", p - 1, latencyText(n, network.alpha),
@@ -157,12 +162,14 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
     int q = 1;
     while (q * 2 <= p) q *= 2;
     const int rounds = ceilLog2(q) + (p != q ? 2 : 0);
-    double bytes = 0;
+    double bytes = 0, step = 0;
     for (const BucketRange& b : buckets) {
-      bytes += 20 + 8 * std::max(1.0, std::round(ratio * double(b.count)));
+      const double message = 20 + 8 * std::max(1.0, std::round(ratio * double(b.count)));
+      bytes += message;
+      step += network.messageSeconds(message);
     }
     const double n = double(buckets.size());
-    estimate.seconds = rounds * (n * network.alpha + bytes * network.beta);
+    estimate.seconds = rounds * step;
     estimate.messages = buckets.size();
     estimate.text = fmt::format("gtopk merge {} × ({} + {})", rounds, latencyText(n, network.alpha),
                                 bandwidthTerm(bytes, network.beta));

@@ -59,7 +59,11 @@ Prediction gossipPrediction(const Method& method, const ModelContext& c) {
   const std::string topo = method.arch.substr(std::string("gossip:").size());
   const Topology topology = parseTopology(topo, c.network.workers, 1);
   const double packet = 4.0 * double(c.workload.parameters);
-  const GossipCost step = gossipStepCost(topology, packet, c.network.alpha, c.network.beta);
+  // The neighbours' flows share the link at once (per-size factors and the
+  // TCP window of network_model.h).
+  const GossipCost step =
+      gossipStepCost(topology, packet, c.network.latencyAt(packet),
+                     c.network.secondsPerByteAt(packet, std::max(1, topology.maxDegree())));
   Prediction p;
   p.method = method;
   p.inTrain = false;

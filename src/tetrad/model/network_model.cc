@@ -21,7 +21,18 @@ CostParams NetworkModel::costParams() const {
   params.intraBeta = twoLevel ? intraBeta : beta;
   params.latencyFactor = latencyFactor;
   params.bandwidthFactor = bandwidthFactor;
+  params.tcpGamma = tcpGamma;
   return params;
+}
+
+double NetworkModel::latencyAt(double bytes) const {
+  return alpha * latencyFactor.at(bytes);
+}
+
+double NetworkModel::secondsPerByteAt(double bytes, int flows) const {
+  double perByte = beta;
+  if (tcpGamma > 0 && flows > 0) perByte = std::max(beta, 2 * alpha / (tcpGamma * flows));
+  return perByte / bandwidthFactor.at(bytes);
 }
 
 std::string NetworkModel::describe() const {
@@ -48,6 +59,7 @@ NetworkModel withNetModel(NetworkModel model, const std::string& netModel) {
   model.netModel = choice.name;
   model.latencyFactor = choice.latencyFactor;
   model.bandwidthFactor = choice.bandwidthFactor;
+  model.tcpGamma = choice.tcpGamma;
   return model;
 }
 

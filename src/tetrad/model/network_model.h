@@ -16,8 +16,13 @@
 // A named network model (netprofile/net_model_choice.h: lv08, cm02,
 // profile:FILE) adds per-size factors to α and β (withNetModel): every
 // all-reduce message of m bytes costs α·latencyFactor(m) + m·β/bandwidthFactor(m),
-// as in the simulator on the same model. Without one the model is plain α–β
-// (cm02).
+// as in the simulator on the same model, and every flow's rate is bounded by
+// the TCP window, TCP-gamma / (2α) (collective_cost.h). Without one the model
+// is plain α–β with no window bound.
+//
+// Every exchange's cost goes through latencyAt() and secondsPerByteAt(): the
+// collectives (collective_cost.h), the all-gather and gTop-k protocols, the
+// parameter server's pushes and pulls and gossip's neighbour exchanges.
 //
 // Pure functions; plain values; thread-safe.
 #pragma once
@@ -42,6 +47,16 @@ struct NetworkModel {
   std::string netModel;
   PiecewiseFactor latencyFactor;
   PiecewiseFactor bandwidthFactor;
+  double tcpGamma = 0;  // bytes; 0: no window bound
+
+  // Across nodes: the latency of a message of `bytes`, and its seconds per
+  // byte when `flows` messages share one link at once (each flow bounded by
+  // the TCP window, the link by its bandwidth).
+  double latencyAt(double bytes) const;
+  double secondsPerByteAt(double bytes, int flows = 1) const;
+  double messageSeconds(double bytes) const {
+    return latencyAt(bytes) + bytes * secondsPerByteAt(bytes);
+  }
 
   // For collectives/collective_cost.h (γ = 0: reduction not charged).
   CostParams costParams() const;

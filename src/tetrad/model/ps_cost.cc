@@ -55,9 +55,18 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
     }
   }
   const double alpha = network.alpha, beta = network.beta;
+  // Per-size factors and the TCP window at the mean partition's message
+  // size; the busiest link carries the w workers' flows at once.
+  const double partitions = double(plan.partitions.size());
+  const double pushMessage = push / partitions, pullMessage = pull / partitions;
+  const int flows = colocated ? std::max(1, w - 1) : w;
+  const double pushLatency = network.latencyAt(pushMessage);
+  const double pullLatency = network.latencyAt(pullMessage);
+  const double pushPerByte = network.secondsPerByteAt(pushMessage, flows);
+  const double pullPerByte = network.secondsPerByteAt(pullMessage, flows);
   PsEstimate estimate;
   ExchangeEstimate& e = estimate.exchange;
-  e.seconds = 2 * alpha + (pushLink + pullLink) * beta;
+  e.seconds = pushLatency + pushLink * pushPerByte + pullLatency + pullLink * pullPerByte;
   e.messages = plan.partitions.size();
   e.decodesPerBucket = w * maxPush / push;
   e.text = fmt::format("ps{} push {} + {} / {}, pull {} + {} / {} ({} partitions on {} shard{})",
@@ -65,8 +74,9 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
                        formatBandwidth(1 / beta), formatSeconds(alpha), formatBytes(pullLink),
                        formatBandwidth(1 / beta), plan.partitions.size(), shards,
                        shards == 1 ? "" : "s");
-  estimate.roundTripSeconds = 2 * alpha + (workerUp + workerDown) * beta;
-  estimate.linkBoundSeconds = busiest * beta;
+  estimate.roundTripSeconds = pushLatency + workerUp * network.secondsPerByteAt(pushMessage) +
+                              pullLatency + workerDown * network.secondsPerByteAt(pullMessage);
+  estimate.linkBoundSeconds = busiest * std::max(pushPerByte, pullPerByte);
   return estimate;
 }
 

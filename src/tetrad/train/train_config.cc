@@ -288,10 +288,11 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(!r.mpi || c.netModel.empty(), InvalidArgument,
                "--net-model {} applies to simulated clusters; under MPI the network is real",
                c.netModel);
-  r.simConfig = model::combineSimConfig(model::resolveNetModel(c.netModel), c.simConfig);
-  r.netModel = r.mpi                ? "real"
-               : c.netModel.empty() ? model::impliedNetModel(c.simConfig)
-                                    : c.netModel;
+  // No --net-model: cm02 (docs/fidelity.md), unless --sim-cfg picks the model.
+  const std::string chosen =
+      c.netModel.empty() && !r.mpi ? model::defaultNetModel(c.simConfig) : c.netModel;
+  r.simConfig = model::combineSimConfig(model::resolveNetModel(chosen), c.simConfig);
+  r.netModel = r.mpi ? "real" : chosen.empty() ? model::impliedNetModel(c.simConfig) : chosen;
   checkEngine(r);
   const bool choosesOptim =
       std::any_of(c.simConfig.begin(), c.simConfig.end(),

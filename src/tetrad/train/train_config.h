@@ -46,7 +46,7 @@ struct TrainConfig {
   std::string cluster = "sim:10Gbps,25us";
   double timeout = 300;                // seconds of the engine's clock, every wait
   std::vector<std::string> simConfig;  // extra SimGrid --cfg items
-  std::string netModel;  // --net-model: lv08, cm02, profile:FILE ("": SimGrid's default)
+  std::string netModel;  // --net-model: lv08, cm02, profile:FILE ("": cm02, or --sim-cfg's)
   // --engine: "simgrid" (every message through SimGrid) or "analytic"
   // (timing-only: collectives in closed form, transport/analytic_network.h).
   std::string engine = "simgrid";
@@ -124,7 +124,7 @@ struct ResolvedConfig {
   // after the items of --net-model (model/netprofile/net_model_choice.h).
   std::vector<std::string> simConfig;
   // The network model, as config.json records it: --net-model's name, else
-  // "lv08" or "sim-cfg:MODEL" (what --sim-cfg chose); "real" under MPI.
+  // "cm02" (the default) or "sim-cfg:MODEL" (what --sim-cfg chose); "real" under MPI.
   std::string netModel;
   // The run can be checkpointed (every run that trains a real model).
   bool checkpointable = false;

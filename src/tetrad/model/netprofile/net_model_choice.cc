@@ -29,10 +29,12 @@ NetModelChoice resolveNetModel(const std::string& name) {
     choice.simConfig = {"network/model:LV08"};
     choice.latencyFactor = PiecewiseFactor({{0, kLv08LatencyFactor}}, "lv08");
     choice.bandwidthFactor = PiecewiseFactor({{0, kLv08BandwidthFactor}}, "lv08");
+    choice.tcpGamma = kSimGridTcpGamma;
     return choice;
   }
   if (name == "cm02") {
     choice.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
+    choice.tcpGamma = kSimGridTcpGamma;
     return choice;
   }
   if (name.starts_with("profile:")) {
@@ -45,6 +47,7 @@ NetModelChoice resolveNetModel(const std::string& name) {
     choice.profileLink = profile.linkSpec;
     choice.linkBandwidth = profile.bandwidth;
     choice.linkLatency = profile.latency;
+    choice.tcpGamma = kSimGridTcpGamma;
     return choice;
   }
   TETRAD_FAIL(InvalidArgument, "unknown network model '{}' (known: lv08, cm02, profile:FILE)",
@@ -61,6 +64,12 @@ std::vector<std::string> combineSimConfig(const NetModelChoice& choice,
     items.push_back(item);
   }
   return items;
+}
+
+std::string defaultNetModel(const std::vector<std::string>& userItems) {
+  for (const std::string& item : userItems)
+    if (setsModelItem(item)) return "";
+  return "cm02";
 }
 
 std::string impliedNetModel(const std::vector<std::string>& userItems) {

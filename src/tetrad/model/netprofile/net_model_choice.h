@@ -18,8 +18,15 @@
 //                 values; the factors are relative to them (the profile's
 //                 nominal link).
 //
-// An empty name chooses nothing: SimGrid's default (lv08) or whatever
-// --sim-cfg items say, as before named models existed.
+// Every model of SimGrid's CM02 family (all three) bounds a flow's rate by
+// TCP-gamma / (2·latency) (4 MiB, network/TCP-gamma); the cost models apply
+// the same bound (collectives/collective_cost.h).
+//
+// The default of `tetrad train`, sweeps and `tetrad advise` is cm02
+// (defaultNetModel): docs/fidelity.md measured it within 1–7% of a real
+// 200 Mbit/s link from 256 KB up, where LV08 was up to 1.29× slow and
+// 3.6–9.3× at 4–16 KB. An empty name chooses nothing: SimGrid's own default
+// (LV08) or whatever --sim-cfg items say.
 //
 // Thread-safety: plain values; functions are reentrant.
 #pragma once
@@ -40,7 +47,16 @@ struct NetModelChoice {
   std::string profileLink;
   double linkBandwidth = 0;  // bytes/s
   double linkLatency = 0;    // seconds
+  // SimGrid's network/TCP-gamma, bytes (0 for the empty name: unknown).
+  double tcpGamma = 0;
 };
+
+// SimGrid's default network/TCP-gamma (bytes).
+inline constexpr double kSimGridTcpGamma = 4194304;
+
+// The model a simulated run gets when --net-model is not given: "cm02",
+// or "" when `userItems` (--sim-cfg) choose the network model themselves.
+std::string defaultNetModel(const std::vector<std::string>& userItems);
 
 // Throws InvalidArgument naming the problem: an unknown name, or a profile
 // that cannot be loaded (network_profile.h).

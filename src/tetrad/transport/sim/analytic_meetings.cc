@@ -104,8 +104,12 @@ std::unique_ptr<AnalyticMeetings> AnalyticMeetings::make(const ClusterSpec& spec
 
 double AnalyticMeetings::linkSeconds(const Link& link, uint64_t bytes) const {
   const double size = static_cast<double>(bytes);
-  double rate = link.bandwidth * bandwidthFactor_.at(size);
+  // SimGrid bounds the rate by the TCP window first, then applies the
+  // bandwidth factor (measured: LV08 at 400 Gb/s, 1 ms moves 0.97 of the
+  // window's 2.1 GB/s).
+  double rate = link.bandwidth;
   if (tcpGamma_ > 0 && link.latency > 0) rate = std::min(rate, tcpGamma_ / (2 * link.latency));
+  rate *= bandwidthFactor_.at(size);
   return link.latency * latencyFactor_.at(size) + size / rate;
 }
 
