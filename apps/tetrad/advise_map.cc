@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "tetrad/compress/compressor.h"
+#include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/method_map.h"
@@ -154,7 +155,31 @@ void runAdviseMap(const AdviseMapFlags& f) {
         cells.push_back({bandwidth, latency, {}, severalCounts ? workers : 0});
     }
   }
+  // ω/δ per compressor: measured on the runs' own gradients where the sweep
+  // recorded them (summary.json compression_error; the mean over runs),
+  // else on Gaussian vectors of the model's buckets.
   auto errors = std::make_shared<std::map<std::string, double>>();
+  {
+    std::map<std::string, std::pair<double, int>> recorded;
+    for (const experiment::RunRecord& r : records) {
+      if (r.status != "ok" || !std::isfinite(r.compressionError) || r.compress.empty()) continue;
+      try {
+        auto& [sum, count] = recorded[makeCompressor(r.compress)->spec()];
+        sum += r.compressionError;
+        ++count;
+      } catch (const InvalidArgument&) {
+      }
+    }
+    std::string names;
+    for (const auto& [spec, sumCount] : recorded) {
+      (*errors)[spec] = sumCount.first / sumCount.second;
+      names += (names.empty() ? "" : ", ") + fmt::format("{} {:.3g}", spec, (*errors)[spec]);
+    }
+    std::printf(
+        "# compression error (omega/delta) on the runs' gradients: %s; others on Gaussian "
+        "vectors of the model's buckets\n",
+        names.empty() ? "none recorded" : names.c_str());
+  }
   const model::Workload workload = model::modelWorkload(groups.front().first().model);
   const model::CompressionErrorFunction error = [errors, workload](const Compressor& c) {
     auto it = errors->find(c.spec());

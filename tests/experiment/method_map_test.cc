@@ -118,7 +118,7 @@ TEST(MethodMap, WorkerCountsAreAnAxisAndSeedsAreCounted) {
   EXPECT_EQ(rows[9], "8e+08,1e-06,8,\"sim:8x800Mbps,1000ns\",b,6,,3,retimed,1");
   std::ifstream script(dir + "/map.gp");
   const std::string gp((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
-  EXPECT_NE(gp.find("set multiplot layout 1,2"), std::string::npos);
+  EXPECT_NE(gp.find("set multiplot layout 1,3"), std::string::npos);  // and the legend
   EXPECT_NE(gp.find("Fastest method, 8 workers"), std::string::npos);
   for (const std::string& image : files.images) {
     EXPECT_GT(std::filesystem::exists(image) ? std::filesystem::file_size(image) : 0, 1000u)

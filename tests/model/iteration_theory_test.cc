@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -154,6 +155,36 @@ TEST(modelIterationTheory, WorkloadErrorIsDeterministicAndCapped) {
       measureWorkloadError(*makeCompressor("fp16"), parameterWorkload(20000000), 1);
   EXPECT_LE(big.elements, kErrorMeasureElements);
   EXPECT_LT(big.ratio, 1e-6);  // fp16 rounds only
+}
+
+// On a real vector (the training loop's gradient buffer and bucket plan):
+// the sums of one draw per bucket, equal to measureCompressionError's per
+// bucket; zero buckets add nothing; a bucket outside the vector is refused.
+TEST(modelIterationTheory, BucketErrorSumsThePerBucketDraws) {
+  const CompressorPtr topk = makeCompressor("topk:0.1");
+  std::vector<float> values = gaussianVector(3000, 5);
+  std::fill(values.begin() + 2000, values.end(), 0.0f);  // the third bucket is zero
+  std::vector<BucketRange> buckets(3);
+  for (size_t b = 0; b < 3; ++b) {
+    buckets[b].offset = 1000 * b;
+    buckets[b].count = 1000;
+  }
+  const ErrorSums sums = measureBucketError(*topk, values, buckets, 9);
+  double error = 0, norm = 0;
+  for (size_t b = 0; b < 2; ++b) {
+    const std::span<const float> x(values.data() + 1000 * b, 1000);
+    double n = 0;
+    for (float v : x) n += double(v) * double(v);
+    error += measureCompressionError(*topk, x, {}, 1, 9).ratio * n;
+    norm += n;
+  }
+  EXPECT_EQ(sums.elements, 2000u);
+  EXPECT_NEAR(sums.norm, norm, 1e-9 * norm);
+  EXPECT_NEAR(sums.error, error, 1e-9 * error);
+  EXPECT_GT(sums.error / sums.norm, 0.1);  // Top-10% of a Gaussian keeps well under 90%
+  EXPECT_LT(sums.error / sums.norm, 0.9);
+  buckets[2].count = 2000;
+  EXPECT_THROW(measureBucketError(*topk, values, buckets, 9), InvalidArgument);
 }
 
 }  // namespace

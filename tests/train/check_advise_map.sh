@@ -33,6 +33,15 @@ done
 "$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
   --map-latency 1us:1ms:2 > "$out/map.log" || { cat "$out/map.log"; fail "advise --map failed"; }
 cat "$out/map.log"
+# The compressor measured on the runs' own gradients (summary.json), and used
+# for the advisor's iteration multipliers instead of Gaussian vectors.
+grep -q '"compression_error"' "$out/sweep/topk/summary.json" ||
+  fail "topk: no compression_error in summary.json"
+if grep -q '"compression_error"' "$out/sweep/bsp/summary.json"; then
+  fail "bsp: a compression_error without a compressor"
+fi
+grep -Eq "^# compression error .* on the runs' gradients: topk[^ ]* 0\.[0-9]" "$out/map.log" ||
+  fail "the map does not use the compression error recorded on the runs' gradients"
 # The advisor's agreement over the 12 cells (BSP is the sweep's baseline).
 grep -Eq "^# advisor .* agrees in [0-9]+ of 12 cells" "$out/map.log" ||
   fail "no agreement count over the 12 cells"

@@ -123,6 +123,9 @@ RunRecord readRunFolder(const std::string& folder) {
   r.trainTime = numberOr(summary, "train_time");
   r.wallTime = numberOr(summary, "wall_time");
   r.throughput = numberOr(summary, "throughput_samples_per_s");
+  if (summary.is_object() && summary.contains("compression_error")) {
+    r.compressionError = numberOr(summary["compression_error"], "ratio");
+  }
   r.computeTime = meanOf(summary, "compute_time_per_rank");
   r.commTime = meanOf(summary, "comm_time_per_rank");
   r.lr = numberOr(config, "lr");

@@ -52,6 +52,32 @@ CompressionError summarise(const std::vector<double>& ratios, uint64_t elements)
   return e;
 }
 
+// The first buckets, up to kErrorMeasureElements floats (at least one, cut
+// to that size when it alone is larger; a cut bucket is a square matrix).
+void keepFirstBuckets(std::vector<BucketRange>& buckets) {
+  uint64_t total = 0;
+  size_t keep = 0;
+  while (keep < buckets.size() &&
+         (keep == 0 || total + buckets[keep].count <= kErrorMeasureElements)) {
+    total += buckets[keep].count;
+    ++keep;
+  }
+  buckets.resize(keep);
+  if (!buckets.empty() && buckets[0].count > kErrorMeasureElements) {
+    const double side = std::floor(std::sqrt(double(kErrorMeasureElements)));
+    buckets[0].count = size_t(side) * size_t(side);
+    buckets[0].shape = {int64_t(side), int64_t(side)};
+    buckets[0].tensorShapes.clear();
+  }
+}
+
+CompressorState blankOf(const BucketRange& bucket) {
+  CompressorState blank;
+  blank.shape = bucket.shape;
+  if (bucket.tensorShapes.size() > 1) blank.layout = bucket.tensorShapes;
+  return blank;
+}
+
 }  // namespace
 
 std::vector<float> gaussianVector(size_t count, uint64_t seed) {
@@ -90,31 +116,16 @@ CompressionError measureWorkloadError(const Compressor& compressor, const Worklo
                                       int draws) {
   TETRAD_CHECK(draws >= 1, InvalidArgument, "draws must be >= 1, got {}", draws);
   std::vector<BucketRange> buckets = exchangeBuckets(workload, kFusedBucketBytes);
-  // The first buckets, up to kErrorMeasureElements floats (at least one,
-  // cut to that size when it alone is larger; a cut bucket is flat).
+  keepFirstBuckets(buckets);
   uint64_t total = 0;
-  size_t keep = 0;
-  while (keep < buckets.size() &&
-         (keep == 0 || total + buckets[keep].count <= kErrorMeasureElements)) {
-    total += buckets[keep].count;
-    ++keep;
-  }
-  buckets.resize(keep);
-  if (buckets[0].count > kErrorMeasureElements) {
-    const double side = std::floor(std::sqrt(double(kErrorMeasureElements)));
-    buckets[0].count = size_t(side) * size_t(side);
-    buckets[0].shape = {int64_t(side), int64_t(side)};
-    buckets[0].tensorShapes.clear();
-    total = buckets[0].count;
-  }
   std::vector<std::vector<float>> inputs;
-  std::vector<CompressorState> blanks(buckets.size());
+  std::vector<CompressorState> blanks;
   double norm = 0;
   for (size_t b = 0; b < buckets.size(); ++b) {
     inputs.push_back(gaussianVector(buckets[b].count, mixSeed(0x7e7a5eed, b)));
     norm += squaredNorm(inputs.back());
-    blanks[b].shape = buckets[b].shape;
-    if (buckets[b].tensorShapes.size() > 1) blanks[b].layout = buckets[b].tensorShapes;
+    blanks.push_back(blankOf(buckets[b]));
+    total += buckets[b].count;
   }
   std::vector<float> decoded;
   std::vector<double> ratios;
@@ -126,6 +137,25 @@ CompressionError measureWorkloadError(const Compressor& compressor, const Worklo
     ratios.push_back(error / norm);
   }
   return summarise(ratios, total);
+}
+
+ErrorSums measureBucketError(const Compressor& compressor, std::span<const float> values,
+                             std::vector<BucketRange> buckets, uint64_t seed) {
+  keepFirstBuckets(buckets);
+  ErrorSums sums;
+  std::vector<float> decoded;
+  for (const BucketRange& b : buckets) {
+    TETRAD_CHECK(b.offset + b.count <= values.size(), InvalidArgument,
+                 "compression error: bucket [{}, {}) outside a vector of {} floats", b.offset,
+                 b.offset + b.count, values.size());
+    const std::span<const float> x = values.subspan(b.offset, b.count);
+    const double norm = squaredNorm(x);
+    if (!(norm > 0) || !std::isfinite(norm)) continue;
+    sums.error += drawError(compressor, x, blankOf(b), seed, decoded);
+    sums.norm += norm;
+    sums.elements += b.count;
+  }
+  return sums;
 }
 
 }  // namespace tetrad::model

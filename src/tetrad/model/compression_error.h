@@ -16,10 +16,12 @@
 //
 // measureWorkloadError() runs it on synthetic i.i.d. Gaussian vectors in
 // the sizes and shapes of the fused buckets that the time model uses
-// (exchange_cost.h): src/tetrad/model has no LibTorch, so real gradients are
-// out of reach here (docs/convergence.md says what that changes). Models
-// larger than kErrorMeasureElements floats are measured on their first
-// buckets up to that many floats.
+// (exchange_cost.h): src/tetrad/model has no LibTorch. Real gradients are
+// measured by the training loop, which hands its own gradient buffer and
+// bucket plan to measureBucketError() (train/gradient_error.h records the
+// result in summary.json; `tetrad advise --map` prefers it). Models larger
+// than kErrorMeasureElements floats are measured on their first buckets up
+// to that many floats, in both.
 //
 // Deterministic for a given seed; pure apart from the compressor's work;
 // thread-safe (nothing shared).
@@ -31,6 +33,7 @@
 
 #include "tetrad/compress/compressor.h"
 #include "tetrad/model/workload.h"
+#include "tetrad/sched/bucketing.h"
 
 namespace tetrad::model {
 
@@ -53,6 +56,18 @@ CompressionError measureCompressionError(const Compressor& compressor, std::span
 // On Gaussian vectors of the workload's buckets (see above).
 CompressionError measureWorkloadError(const Compressor& compressor, const Workload& workload,
                                       int draws = kErrorDraws);
+
+// One draw (seed `seed`) over `buckets` of the flat vector `values` (the
+// first up to kErrorMeasureElements floats, as above), each bucket with its
+// shape and layout: the sums Σ‖C(x) − x‖² and Σ‖x‖² (to add up over
+// iterations; their quotient is the ratio). A zero vector adds nothing.
+struct ErrorSums {
+  double error = 0;
+  double norm = 0;
+  uint64_t elements = 0;  // floats encoded
+};
+ErrorSums measureBucketError(const Compressor& compressor, std::span<const float> values,
+                             std::vector<BucketRange> buckets, uint64_t seed);
 
 // `count` i.i.d. standard normal floats from `seed` (Box–Muller over
 // SplitMix64): the same values on every platform.

@@ -209,6 +209,13 @@ RankResult RankTrainer::run(bool keepParameters) {
       r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
     }
     r.exchange->start(r.replica->flat().parameters());
+    // The compressor on real gradients (ω/δ for the advisor): rank 0 of a
+    // simulated collective run that sends after the backward pass.
+    if (world_.rank() == 0 && world_.engine() == "sim" && !pushPull &&
+        !r.scheduler->overlapsBackward() && !r.exchange->mixesModels()) {
+      r.errorProbe = std::make_unique<GradientErrorProbe>(config_.compress, r.buckets, c.seed);
+      if (!r.errorProbe->measures()) r.errorProbe.reset();
+    }
     setUpCheckpoints(r);
     // Set-up (the initial broadcast, seeding the servers) is not training.
     r.meter = std::make_unique<RunMeter>(world_);
@@ -246,6 +253,10 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.result.epochs = double(r.result.samples) / double(r.perEpoch * r.workers * c.batchSize);
   r.result.trainTime = r.meter->trainTime();
   r.result.consensusDistance = r.lastConsensus;
+  if (r.errorProbe) {
+    r.result.compressionError = r.errorProbe->ratio();
+    r.result.compressionErrorSamples = r.errorProbe->samples();
+  }
   r.result.wallTime = r.meter->wallTime();
   // Every rank's timeline to rank 0, which writes timeline.json (after the
   // clocks are read: not training time).
@@ -319,6 +330,14 @@ void RankTrainer::runCollective(Run& r) {
     if (r.result.status != "finished") break;
     if (skip) point = {false, false};
     if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
+    // The compressor on this gradient: at the first iteration and before
+    // each evaluation (wall time only; the simulated clock does not move).
+    const int64_t every = config_.given.evalEvery;
+    const int64_t next = iteration + 1;
+    if (r.errorProbe && point.reduceGradients &&
+        (iteration == 0 || next % r.perEpoch == 0 || (every > 0 && next % every == 0))) {
+      r.errorProbe->measure(grads, iteration);
+    }
 
     if (point.reduceGradients) {
       const double start = world_.now();
@@ -363,7 +382,6 @@ void RankTrainer::runCollective(Run& r) {
     r.result.iterations = iteration;
     logIteration(r, iteration, lr);
     const bool epochEnd = iteration % r.perEpoch == 0;
-    const int64_t every = config_.given.evalEvery;
     if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration);
     if (endIteration(r, iteration, epochEnd)) break;
   }

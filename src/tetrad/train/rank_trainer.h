@@ -67,6 +67,10 @@ struct RankResult {
   std::string status = "finished";
   std::string error;
   int64_t skippedSteps = 0;  // --on-nonfinite skip: iterations skipped by every worker
+  // Rank 0: its compressor measured on its own gradients, Σ‖C(g) − g‖² / Σ‖g‖²
+  // over `compressionErrorSamples` iterations (gradient_error.h); -1: not measured.
+  double compressionError = -1;
+  int64_t compressionErrorSamples = 0;
 };
 
 class RankTrainer {

@@ -164,6 +164,7 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
   loop.result = r.result;
   loop.anchor = r.anchor;
   sections.put("loop", saveLoop(loop));
+  if (r.errorProbe) sections.put("compression error", r.errorProbe->saveState());
   if (recorder_) {
     ByteBuffer bytes;
     bytes.reserve(sizeof(uint64_t));
@@ -269,6 +270,7 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     r.result.skippedSteps = loop.result.skippedSteps;
     if (r.guard) r.guard->restoreSkipped(loop.skipped);
     r.anchor = loop.anchor;
+    if (r.errorProbe) r.errorProbe->loadState(sections.get("compression error", origin));
     if (recorder_) {
       ByteReader metrics(sections.get("metrics", origin));
       r.resumeMetricsBytes = metrics.get<uint64_t>("metrics bytes");

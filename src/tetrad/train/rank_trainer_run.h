@@ -10,6 +10,7 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/checkpoint_store.h"
+#include "tetrad/train/gradient_error.h"
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer.h"
@@ -59,6 +60,9 @@ struct RankTrainer::Run {
   uint64_t resumeMetricsBytes = 0;  // rank 0: metrics.jsonl's length at the checkpoint
   std::vector<float> anchor;
   int64_t mixSteps = 0;
+  // Rank 0 of a simulated collective run with a compressor: the compressor
+  // measured on its gradients (gradient_error.h); checkpointed.
+  std::unique_ptr<GradientErrorProbe> errorProbe;
   RankResult result;
 };
 

@@ -108,6 +108,11 @@ std::string TrainSummary::toJson() const {
   j["train_time"] = trainTime;
   j["wall_time"] = wallTime;
   j["throughput_samples_per_s"] = throughput;
+  if (compressionError >= 0) {
+    j["compression_error"] = {{"ratio", compressionError},
+                              {"iterations", compressionErrorSamples},
+                              {"on", "rank 0's gradients"}};
+  }
   j["updates_applied"] = updatesApplied;
   nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
   for (const auto& [staleness, count] : stalenessHistogram) {
@@ -266,6 +271,8 @@ TrainSummary runTraining(const TrainConfig& flags) {
     summary.status = r.status;
     summary.error = r.error;
     summary.skippedSteps = r.skippedSteps;
+    summary.compressionError = r.compressionError;
+    summary.compressionErrorSamples = r.compressionErrorSamples;
     summary.folder = recorder ? recorder->folder() : "";
     summary.engine = t.engine();
     summary.model = c.model;

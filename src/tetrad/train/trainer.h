@@ -47,6 +47,10 @@ struct TrainSummary {
   std::string status = "finished";  // or "diverged" (non-finite guard)
   std::string error;                // why the run did not finish
   int64_t skippedSteps = 0;         // --on-nonfinite skip
+  // The compressor measured on rank 0's gradients (gradient_error.h):
+  // Σ‖C(g) − g‖² / Σ‖g‖² over that many iterations; -1: not measured.
+  double compressionError = -1;
+  int64_t compressionErrorSamples = 0;
   // Forward/backward passes and optimizer steps run on the compute pool
   // (--sim-threads > 1, compute_pool.h); 0 when every pass ran inline.
   int64_t passesOnPool = 0;
