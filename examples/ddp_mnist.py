@@ -18,6 +18,15 @@ plain DDP and torch's fp16 hook are counted as a ring all-reduce of the
 gradient (2(p-1)/p of 4 or 2 bytes per element), the model tetrad's all-reduce
 path uses too.
 
+Periodic evaluation (--eval-every N, with --target-accuracy A) pauses the
+clock, as tetrad train does: the JSON line then also holds the accuracy curve
+("evals": [[iteration, seconds, accuracy], ...]), time_to_target and
+iterations_to_target (null when not reached).
+
+Across hosts (one process per host, e.g. network namespaces): --rank R
+--master ADDR:PORT runs rank R alone instead of spawning --ranks processes on
+this host; set GLOO_SOCKET_IFNAME to the interface between the hosts.
+
 Data: the IDX files of Debian's dataset-fashion-mnist
 (/usr/share/datasets/fashion-mnist/*-ubyte.gz), nothing downloaded.
 """
@@ -104,21 +113,27 @@ def register_hook(ddp, args):
     return state
 
 
-def worker(rank, args, port):
+def worker(rank, args, master):
     torch.set_num_threads(args.threads)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank,
+    dist.init_process_group("gloo", init_method=f"tcp://{master}", rank=rank,
                             world_size=args.ranks, timeout=datetime.timedelta(seconds=600))
     torch.manual_seed(args.seed)
     ddp = DistributedDataParallel(Cnn(), bucket_cap_mb=args.bucket_mb)
     hook = register_hook(ddp, args)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
     images, labels = load(args.data, "train")
+    test_images, test_labels = load(args.data, "test")
+    if args.test_samples:
+        test_images = test_images[:args.test_samples]
+        test_labels = test_labels[:args.test_samples]
     order = torch.randperm(images.shape[0], generator=torch.Generator().manual_seed(args.seed))
     shard = order[rank::args.ranks]
     per_epoch = shard.numel() // args.batch
     iters = args.iters or per_epoch
+    evals = []  # [iteration, training seconds, accuracy]
     dist.barrier()
     start = time.perf_counter()
+    paused = 0.0  # seconds spent evaluating, kept off the clock
     for step in range(iters):
         at = (step % per_epoch) * args.batch
         index = shard[at:at + args.batch]
@@ -127,17 +142,25 @@ def worker(rank, args, port):
         loss.backward()
         optimizer.step()
         if rank == 0 and args.log_every and (step + 1) % args.log_every == 0:
-            seconds = time.perf_counter() - start
+            seconds = time.perf_counter() - start - paused
             print(f"iter {step + 1}/{iters}  loss {loss.item():.4f}  "
                   f"{(step + 1) * args.batch * args.ranks / seconds:.1f} samples/s", flush=True)
+        if args.eval_every and (step + 1) % args.eval_every == 0 and step + 1 < iters:
+            dist.barrier()
+            stop = time.perf_counter()
+            if rank == 0:  # off the clock, on every core (the other ranks wait)
+                torch.set_num_threads(os.cpu_count() or 1)
+                accuracy = evaluate(ddp.module, test_images, test_labels)
+                torch.set_num_threads(args.threads)
+                evals.append([step + 1, round(stop - start - paused, 4), round(accuracy, 4)])
+            dist.barrier()
+            paused += time.perf_counter() - stop
     dist.barrier()
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - start - paused
     if rank == 0:
-        test_images, test_labels = load(args.data, "test")
-        if args.test_samples:
-            test_images = test_images[:args.test_samples]
-            test_labels = test_labels[:args.test_samples]
         accuracy = evaluate(ddp.module, test_images, test_labels)
+        evals.append([iters, round(seconds, 4), round(accuracy, 4)])
+        reached = [e for e in evals if args.target_accuracy and e[2] >= args.target_accuracy]
         elements = sum(p.numel() for p in ddp.module.parameters())
         p = args.ranks
         if hook is not None:
@@ -155,6 +178,10 @@ def worker(rank, args, port):
             "test_accuracy": round(accuracy, 4), "final_loss": round(loss.item(), 4),
             "bytes_per_iteration": round(sent), "parameters": elements,
             "hook_ms_per_iteration": None if overhead is None else round(1000 * overhead, 3),
+            "target_accuracy": args.target_accuracy or None,
+            "time_to_target": reached[0][1] if reached else None,
+            "iterations_to_target": reached[0][0] if reached else None,
+            "evals": evals,
         }
         label = args.compress if args.hook == "tetrad" else args.hook
         print(f"{label}: {result['samples_per_s']} samples/s, test accuracy "
@@ -177,8 +204,22 @@ def main():
     parser.add_argument("--log-every", type=int, default=100)
     parser.add_argument("--test-samples", type=int, default=0,
                         help="evaluate on the first N test images (0: all 10 000)")
+    parser.add_argument("--eval-every", type=int, default=0,
+                        help="also evaluate every N iterations (clock paused)")
+    parser.add_argument("--target-accuracy", type=float, default=0.0,
+                        help="report the training time at which test accuracy first reached this")
+    parser.add_argument("--rank", type=int, default=-1,
+                        help="run only this rank (with --master; one process per host)")
+    parser.add_argument("--master", default="",
+                        help="ADDR:PORT of rank 0's rendezvous, with --rank")
     parser.add_argument("--data", default=DATA)
     args = parser.parse_args()
+    if (args.rank >= 0) != bool(args.master):
+        sys.exit("ddp_mnist: --rank and --master go together")
+    if args.rank >= args.ranks:
+        sys.exit(f"ddp_mnist: --rank {args.rank} is not below --ranks {args.ranks}")
+    if args.eval_every < 0 or not 0.0 <= args.target_accuracy <= 1.0:
+        sys.exit("ddp_mnist: --eval-every wants N >= 0 and --target-accuracy a value in [0, 1]")
     for name in ("train-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"):
         if not os.path.exists(os.path.join(args.data, name)):
             sys.exit(f"ddp_mnist: {os.path.join(args.data, name)} is missing "
@@ -186,10 +227,13 @@ def main():
     if args.hook == "tetrad":
         import tetrad
         tetrad.Compressor(args.compress)  # a bad spec fails here, before any process starts
+    if args.rank >= 0:
+        worker(args.rank, args, args.master)
+        return
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    mp.spawn(worker, args=(args, port), nprocs=args.ranks, join=True)
+    mp.spawn(worker, args=(args, f"127.0.0.1:{port}"), nprocs=args.ranks, join=True)
 
 
 if __name__ == "__main__":
