@@ -122,10 +122,11 @@ def worker(rank, args, master):
     hook = register_hook(ddp, args)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
     images, labels = load(args.data, "train")
-    test_images, test_labels = load(args.data, "test")
-    if args.test_samples:
-        test_images = test_images[:args.test_samples]
-        test_labels = test_labels[:args.test_samples]
+    if rank == 0:  # the only rank that evaluates
+        test_images, test_labels = load(args.data, "test")
+        if args.test_samples:
+            test_images = test_images[:args.test_samples]
+            test_labels = test_labels[:args.test_samples]
     order = torch.randperm(images.shape[0], generator=torch.Generator().manual_seed(args.seed))
     shard = order[rank::args.ranks]
     per_epoch = shard.numel() // args.batch
