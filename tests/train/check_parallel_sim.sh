@@ -13,7 +13,8 @@
 # (priority's stay inline), and compute noise with a straggler (the noise
 # stream must be drawn in order). summary.json's passes_on_pool shows that
 # the pool was used (> 0 with 3 threads, 0 with one and where passes stay
-# inline).
+# inline). Measured compute (timed on the passes' own threads) is checked
+# last, on the values that do not depend on time.
 tetrad=$1
 out=$2
 fail() {
@@ -90,4 +91,30 @@ noise-straggler|--compute fixed:8ms --compute-noise 0.3 --straggler 2:1.5
 flops-noise-skip|--compute flops:20 --compute-noise 0.2 --on-nonfinite skip
 METHODS
 [ "$n" -eq 16 ] || fail "ran $n methods, expected 16"
-echo "check_parallel_sim: $n methods identical with 1 and 3 simulation threads"
+
+# --compute measured (the default): passes on the pool are charged their
+# thread's CPU time, so simulated times differ from run to run, but a
+# synchronous method's losses and accuracies do not depend on them: they
+# must equal the inline run's, and the passes must have run on the pool.
+values() {
+  grep -o '"\(kind\|iteration\|loss\|accuracy\)":[^,}]*' "$1"
+}
+for method in "bsp|" "local3|--sync local:3"; do
+  label=measured-${method%%|*}
+  flags=${method#*|}
+  for threads in 1 3; do
+    dir="$out/$label-t$threads"
+    # shellcheck disable=SC2086
+    "$tetrad" train $common --compute measured $flags --sim-threads $threads --out "$dir" \
+      > "$dir.log" 2>&1 || { cat "$dir.log"; fail "$label: the run with $threads threads failed"; }
+  done
+  [ "$(pool_passes "$out/$label-t1")" = 0 ] || fail "$label: passes on a pool with one thread"
+  [ "$(pool_passes "$out/$label-t3")" -gt 0 ] || fail "$label: no measured pass ran on the pool"
+  values "$out/$label-t1/metrics.jsonl" > "$out/$label-t1.values"
+  values "$out/$label-t3/metrics.jsonl" > "$out/$label-t3.values"
+  [ "$(grep -c '"loss"' "$out/$label-t1.values")" -ge 10 ] || fail "$label: too few metrics lines"
+  diff "$out/$label-t1.values" "$out/$label-t3.values" > "$out/$label.diff" ||
+    { head -5 "$out/$label.diff"; fail "$label: losses differ between inline and pool passes"; }
+done
+echo "check_parallel_sim: $n methods identical with 1 and 3 simulation threads;" \
+  "measured passes on the pool give the inline losses (bsp, local:3)"

@@ -1,5 +1,7 @@
 #include "tetrad/train/compute_pool.h"
 
+#include <chrono>
+
 #include "tetrad/core/error.h"
 
 namespace tetrad::train {
@@ -10,6 +12,16 @@ PendingPass::~PendingPass() {
 
 void PendingPass::finish() {
   if (done_.valid()) done_.get();  // rethrows the job's exception
+}
+
+void PendingPass::finishWhileYielding(Transport& world) {
+  if (!done_.valid()) return;
+  // Each short wait holds up the simulation (its actors share one thread)
+  // but is far shorter than a pass; the yield then runs the ranks that are
+  // ready at this instant, which hand over their own passes.
+  constexpr auto kPoll = std::chrono::microseconds(100);
+  while (done_.wait_for(kPoll) != std::future_status::ready) world.yieldToPeers();
+  done_.get();
 }
 
 ComputePool::ComputePool(int threads) {

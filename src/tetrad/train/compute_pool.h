@@ -10,8 +10,18 @@
 // when it wakes up. The pass reads and writes only that rank's replica, which
 // nothing else touches meanwhile, and the simulated events are the same as
 // computing inline: metrics and simulated times are bit for bit those of a
-// serial run (tests/train/parallel_sim_test.cc). With measured: the charge is
-// the pass's own time, known only after it ran, so ranks compute inline.
+// serial run (tests/train/parallel_sim_test.cc).
+//
+// With measured, the charge is the pass's own time, known only after it ran.
+// A rank hands its pass to the pool and waits for it without moving the
+// simulated clock, yielding to the other actors that can run at the same
+// simulated time (finishWhileYielding): after a synchronous exchange every
+// worker is released at the same instant, so each hands over its pass and
+// the passes run side by side. The pass is timed on its thread's CPU clock
+// (replica.h), which a pass waiting for a core, or another pass, does not
+// advance, so the charge is the pass's own cost. The simulated events are
+// those of an inline run with the same measured times; the times themselves
+// are measurements, and differ from run to run as inline ones do.
 //
 // Ownership: the trainer owns the pool for one run (trainer.cc); a rank's
 // PendingPass must be finished or destroyed before the replica it computes
@@ -28,6 +38,8 @@
 #include <thread>
 #include <vector>
 
+#include "tetrad/transport/transport.h"
+
 namespace tetrad::train {
 
 // A job handed to the pool. Destroying it waits for the job (also while an
@@ -42,6 +54,11 @@ class PendingPass {
   ~PendingPass();
   // Waits for the job and rethrows its exception, if any.
   void finish();
+  // The same, from a simulated rank that must not move its clock meanwhile:
+  // between short waits it lets the simulation's other ranks that can run at
+  // the current simulated time run (Transport::yieldToPeers). Under MPI it
+  // is finish().
+  void finishWhileYielding(Transport& world);
 
  private:
   std::future<void> done_;

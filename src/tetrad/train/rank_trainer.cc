@@ -131,6 +131,9 @@ RankResult RankTrainer::run(bool keepParameters) {
   double batchFlops = 0;
   if (worker) {
     r.replica = std::make_unique<Replica>(config_, data_, world_.rank(), r.workers);
+    // Passes that share the cores with other ranks' passes are timed by
+    // their thread's CPU clock (compute_pool.h).
+    if (pool_ != nullptr) r.replica->setPassClock(Replica::PassClock::kThreadCpu);
     plan.slots = r.replica->flat().slots();
     for (size_t i = 0; i < plan.slots.size(); ++i) {
       plan.slotStage.push_back(r.replica->stageOfSlot(i));
@@ -275,7 +278,19 @@ RankResult RankTrainer::run(bool keepParameters) {
 
 BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool inlineOnly) {
   Replica& replica = *r.replica;
-  if (pool_ != nullptr && !inlineOnly && !replica.chargesMeasured()) {
+  if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
+    // The charge is the pass's CPU time: wait for it at this instant while
+    // the ranks released with this one hand over their passes (compute_pool.h).
+    start = world_.now();
+    BatchOutcome batch;
+    PendingPass pass =
+        pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
+    pass.finishWhileYielding(world_);
+    batch.charged = replica.chargeBatch(batch.measured);
+    charge(world_, *r.meter, batch.charged);
+    return batch;
+  }
+  if (pool_ != nullptr && !inlineOnly) {
     start = world_.now();
     const double charged = replica.chargeBatch(0);  // known before the pass
     BatchOutcome batch;
@@ -295,7 +310,14 @@ BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool
 
 void RankTrainer::applyStep(Run& r, double lr, bool inlineOnly) {
   Replica& replica = *r.replica;
-  if (pool_ != nullptr && !inlineOnly && !replica.chargesMeasured()) {
+  if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
+    double measured = 0;
+    PendingPass pass = pool_->submit([&replica, &measured, lr] { measured = replica.applyStep(lr); });
+    pass.finishWhileYielding(world_);
+    charge(world_, *r.meter, replica.chargeStep(measured));
+    return;
+  }
+  if (pool_ != nullptr && !inlineOnly) {
     const double charged = replica.chargeStep(0);
     PendingPass pass = pool_->submit([&replica, lr] { replica.applyStep(lr); });
     charge(world_, *r.meter, charged);

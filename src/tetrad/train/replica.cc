@@ -97,9 +97,9 @@ double Replica::stepStage(int stage, double lr) {
   for (auto& group : optimizer.param_groups()) {
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
   }
-  const Clock::time_point start = Clock::now();
+  const double start = passClockNow();
   optimizer.step();
-  return secondsSince(start);
+  return passClockNow() - start;
 }
 
 ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage)>& beforeStage) {
@@ -111,19 +111,19 @@ ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage
   }
   const size_t first = size_t(step % stepsPerEpoch_) * size_t(batch);
   ForwardOutcome outcome;
-  const Clock::time_point gatherStart = Clock::now();
+  const double gatherStart = passClockNow();
   auto [images, labels] = batches_.gather(std::span(order_).subspan(first, size_t(batch)));
-  const double gatherSeconds = secondsSince(gatherStart);  // counted with the first stage
+  const double gatherSeconds = passClockNow() - gatherStart;  // counted with the first stage
   torch::Tensor x = images;
   for (int stage = 0; stage < stageCount(); ++stage) {
     if (beforeStage) beforeStage(stage);
-    const Clock::time_point start = Clock::now();
+    const double start = passClockNow();
     x = model_->forwardStage(stage, x);
-    outcome.stageSeconds.push_back(secondsSince(start) + (stage == 0 ? gatherSeconds : 0.0));
+    outcome.stageSeconds.push_back(passClockNow() - start + (stage == 0 ? gatherSeconds : 0.0));
   }
-  const Clock::time_point start = Clock::now();
+  const double start = passClockNow();
   loss_ = torch::nn::functional::cross_entropy(x, labels);
-  outcome.stageSeconds.back() += secondsSince(start);
+  outcome.stageSeconds.back() += passClockNow() - start;
   outcome.loss = loss_.item<double>();
   outcome.correct = double(x.argmax(1).eq(labels).sum().item<int64_t>());
   return outcome;
@@ -144,13 +144,18 @@ double Replica::probeBatchSeconds() {
   return times[1];
 }
 
+double Replica::passClockNow() const {
+  if (passClock_ == PassClock::kThreadCpu) return threadCpuSeconds();
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
 double Replica::backward() {
   TETRAD_CHECK(loss_.defined(), Error, "backward() without a forward()");
-  const Clock::time_point start = Clock::now();
+  const double start = passClockNow();
   flat_->zeroGradients();
   loss_.backward();
   loss_ = torch::Tensor();
-  const double measured = secondsSince(start);
+  const double measured = passClockNow() - start;
   flat_->checkViews();
   return measured;
 }

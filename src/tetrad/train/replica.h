@@ -109,6 +109,12 @@ class Replica {
   // True when the compute model charges measured times (else fixed: or
   // flops:, which are known before computing).
   bool chargesMeasured() const { return config_.compute.kind == ComputeSpec::Kind::kMeasured; }
+  // The clock that times passes and steps (the `measured` seconds above):
+  // wall time where the rank computes alone (inline), or the CPU time of the
+  // thread running the pass where passes share the cores (a ComputePool,
+  // compute_pool.h). Set by the worker loop before the first pass.
+  enum class PassClock { kWall, kThreadCpu };
+  void setPassClock(PassClock clock) { passClock_ = clock; }
 
   // --- Checkpoints (replica_state.cc) ---
   // Everything of this replica that decides its future: the parameters, the
@@ -137,9 +143,12 @@ class Replica {
   std::vector<int64_t> order_;
   double batchFlops_ = 0;
   double stepFlops_ = 0;
+  PassClock passClock_ = PassClock::kWall;
   std::vector<double> stageStepFlops_;
 
   void installReadyHook(size_t slot);
+  // Seconds on the pass clock (differences only).
+  double passClockNow() const;
 };
 
 }  // namespace tetrad::train

@@ -215,12 +215,10 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "--sim-threads {} with --timing-only: a timing-only run has no computation to "
                "spread over threads and runs on one",
                c.simThreads);
-  // Passes run on threads only where their charge is known beforehand
-  // (compute_pool.h): measured runs compute one rank at a time.
-  const bool known = r.compute.kind != ComputeSpec::Kind::kMeasured;
-  r.simThreads = r.mpi || c.timingOnly || !known ? 1
-                 : c.simThreads > 0              ? c.simThreads
-                                                 : usableCores();
+  // Passes run on threads (compute_pool.h): with fixed: and flops: the
+  // charge is known beforehand; with measured, each pass is charged its own
+  // thread's CPU time.
+  r.simThreads = r.mpi || c.timingOnly ? 1 : c.simThreads > 0 ? c.simThreads : usableCores();
 
   TETRAD_CHECK(c.epochs >= 1, InvalidArgument, "invalid --epochs {}: need at least 1", c.epochs);
   TETRAD_CHECK(c.batchSize >= 1, InvalidArgument, "invalid --batch-size {}: need at least 1",

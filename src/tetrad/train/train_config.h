@@ -55,8 +55,9 @@ struct TrainConfig {
   double computeNoise = 0;
   int threads = 1;  // LibTorch threads per rank (MPI); 1 on sim
   // Simulated clusters: threads computing the ranks' passes at once
-  // (compute_pool.h); 0: every usable core. Used with fixed: and flops:
-  // compute (measured runs, --timing-only: one). Does not change any result.
+  // (compute_pool.h); 0: every usable core (--timing-only: one). With fixed:
+  // and flops: compute it does not change any result; with measured, passes
+  // on threads are timed by their thread's CPU clock (1: inline, wall).
   int simThreads = 0;
   // Optimisation.
   int epochs = 1;

@@ -31,6 +31,7 @@ class PrefixTransport final : public Transport {
   double now() const override { return parent_.now(); }
   void compute(double seconds) override { parent_.compute(seconds); }
   void sleepFor(double seconds) override { parent_.sleepFor(seconds); }
+  void yieldToPeers() override { parent_.yieldToPeers(); }
   TaskPtr spawn(std::string name, std::function<void()> body) override {
     return parent_.spawn(std::move(name), std::move(body));
   }

@@ -181,6 +181,12 @@ class Transport {
   virtual void compute(double seconds) = 0;
   // Sleeps on the engine's clock.
   virtual void sleepFor(double seconds) = 0;
+  // Lets the other ranks of a simulation that can run at the current
+  // simulated time run before this one goes on (SimGrid's yield); the clock
+  // does not move. Used while a rank waits for work it handed to a thread
+  // outside the simulation (train/compute_pool.h). A no-op where ranks run
+  // on their own (MPI).
+  virtual void yieldToPeers() {}
 
   // Starts `body` concurrently within this rank.
   virtual TaskPtr spawn(std::string name, std::function<void()> body) = 0;

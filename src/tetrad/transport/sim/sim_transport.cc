@@ -203,6 +203,8 @@ void SimTransport::sleepFor(double seconds) {
   if (seconds > 0) s4u::this_actor::sleep_for(seconds);
 }
 
+void SimTransport::yieldToPeers() { s4u::this_actor::yield(); }
+
 TaskPtr SimTransport::spawn(std::string name, std::function<void()> body) {
   return std::make_unique<SimTask>(*this, std::move(name), std::move(body));
 }

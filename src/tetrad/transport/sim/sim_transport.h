@@ -58,6 +58,7 @@ class SimTransport final : public Transport {
   double now() const override;
   void compute(double seconds) override;
   void sleepFor(double seconds) override;
+  void yieldToPeers() override;
   TaskPtr spawn(std::string name, std::function<void()> body) override;
   LocalQueuePtr makeQueue(std::string name) override;
 

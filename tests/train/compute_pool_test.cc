@@ -1,0 +1,85 @@
+// ComputePool (train/compute_pool.h): measured passes of simulated ranks run
+// side by side while the ranks wait without moving their clocks, and the
+// CPU clock that times them does not count waiting.
+#include "tetrad/train/compute_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "tetrad/transport/launcher.h"
+#include "tetrad/train/wall_clock.h"
+
+namespace tetrad::train {
+namespace {
+
+// Each of 3 simulated ranks hands a job to a pool of 3 threads and waits
+// with finishWhileYielding(). A job returns only once every rank's job has
+// started (or after 10 s): were the ranks not yielding to one another, the
+// first rank's job would run alone and time out.
+TEST(ComputePool, MeasuredPassesOfSimulatedRanksRunSideBySide) {
+  constexpr int kRanks = 3;
+  ComputePool pool(kRanks);
+  std::atomic<int> started{0};
+  std::atomic<int> timedOut{0};
+  std::atomic<int> clockMoved{0};
+  LaunchOptions options;
+  options.cluster = "sim:3x10Gbps,25us";
+  launch(options, [&](Transport& t) {
+    const double before = t.now();
+    PendingPass pass = pool.submit([&] {
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < kRanks) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          timedOut.fetch_add(1);
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+    });
+    pass.finishWhileYielding(t);
+    if (t.now() != before) clockMoved.fetch_add(1);
+  });
+  EXPECT_EQ(started.load(), kRanks);
+  EXPECT_EQ(timedOut.load(), 0) << "a rank's job ran while the others were held up";
+  EXPECT_EQ(clockMoved.load(), 0) << "waiting for a pass moved the simulated clock";
+  EXPECT_EQ(pool.submitted(), kRanks);
+}
+
+TEST(ComputePool, FinishWhileYieldingRethrowsTheJobsException) {
+  ComputePool pool(1);
+  LaunchOptions options;
+  options.cluster = "sim:1x10Gbps,25us";
+  bool thrown = false;
+  launch(options, [&](Transport& t) {
+    PendingPass pass = pool.submit([] { throw std::runtime_error("pass failed"); });
+    try {
+      pass.finishWhileYielding(t);
+    } catch (const std::runtime_error& e) {
+      thrown = std::string(e.what()) == "pass failed";
+    }
+  });
+  EXPECT_TRUE(thrown);
+}
+
+// The clock that times passes on the pool: a thread that sleeps uses no CPU
+// time, one that spins does.
+TEST(ComputePool, ThreadCpuClockCountsRunningNotWaiting) {
+  const double cpuStart = threadCpuSeconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  const double slept = threadCpuSeconds() - cpuStart;
+  EXPECT_LT(slept, 0.03);
+  const double spinStart = threadCpuSeconds();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
+  volatile double sink = 0;
+  while (std::chrono::steady_clock::now() < until) sink = sink + 1.0;
+  const double spun = threadCpuSeconds() - spinStart;
+  EXPECT_GT(spun, 0.02);  // the machine is shared: not the whole 60 ms
+}
+
+}  // namespace
+}  // namespace tetrad::train
