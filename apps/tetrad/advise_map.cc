@@ -34,6 +34,7 @@
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/network_model.h"
 #include "tetrad/model/workload.h"
@@ -42,8 +43,10 @@
 namespace tetrad::app {
 namespace {
 
+// Push-pull policies (ssp, asp): their trajectory depends on timing. A
+// record's sync is the canonical spec config.json recorded.
 bool synchronous(const experiment::RunRecord& run) {
-  return !(run.sync == "asp" || run.sync.starts_with("ssp"));
+  return makeSyncPolicy(run.sync)->mode() != SyncMode::kPushPull;
 }
 
 // The run's compute model for the cost model: fixed:D or flops:G.

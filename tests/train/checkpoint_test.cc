@@ -63,7 +63,7 @@ Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int worke
     RankResult result = trainer.run(true);
     if (t.rank() == 0) {
       outcome.parameters = std::move(result.parameters);
-      outcome.status = result.status;
+      outcome.status = std::string(toString(result.status));
       outcome.ranks = result.ranks;
       outcome.updatesApplied = result.updatesApplied;
       outcome.stalenessHistogram = result.stalenessHistogram;

@@ -80,7 +80,7 @@ TEST(NonFiniteGuard, StopsEveryWorkerNamingRankIterationAndTensor) {
   const std::vector<RankOutcome> outcomes = trainAll(smallConfig(), 4);
   for (size_t r = 0; r < outcomes.size(); ++r) {
     const RankResult& result = outcomes[r].result;
-    EXPECT_EQ(result.status, "diverged") << "rank " << r;
+    EXPECT_EQ(result.status, RunStatus::kDiverged) << "rank " << r;
     EXPECT_EQ(result.error,
               "non-finite gradient (NaN) on rank 2 at iteration 5 in tensor fc1.weight: stopped on "
               "every rank (--on-nonfinite stop)")
@@ -98,7 +98,7 @@ TEST(NonFiniteGuard, SkipsTheSameStepOnEveryWorker) {
   const std::vector<RankOutcome> outcomes = trainAll(c, 3);
   for (size_t r = 0; r < outcomes.size(); ++r) {
     const RankResult& result = outcomes[r].result;
-    EXPECT_EQ(result.status, "finished") << "rank " << r;
+    EXPECT_EQ(result.status, RunStatus::kFinished) << "rank " << r;
     EXPECT_EQ(result.skippedSteps, 1) << "rank " << r;
     EXPECT_EQ(result.iterations, 8) << "rank " << r;
     for (float v : outcomes[r].parameters) ASSERT_TRUE(std::isfinite(v)) << "rank " << r;
@@ -128,7 +128,7 @@ TEST(NonFiniteGuard, HugeLearningRateDivergesAndStops) {
   c.lr = 500;
   const std::vector<RankOutcome> outcomes = trainAll(c, 2);
   for (const RankOutcome& o : outcomes) {
-    EXPECT_EQ(o.result.status, "diverged");
+    EXPECT_EQ(o.result.status, RunStatus::kDiverged);
     EXPECT_NE(o.result.error.find("non-finite"), std::string::npos) << o.result.error;
     EXPECT_EQ(o.result.error, outcomes[0].result.error);
     EXPECT_LT(o.result.iterations, 8);
@@ -150,7 +150,7 @@ TEST(CheckCollectives, FullBspRunHasNoFalsePositive) {
     c.compress = compress;
     const std::vector<RankOutcome> checked = trainAll(c, 3, /*checkCollectives=*/true);
     const std::vector<RankOutcome> plain = trainAll(c, 3, /*checkCollectives=*/false);
-    EXPECT_EQ(checked[0].result.status, "finished") << compress;
+    EXPECT_EQ(checked[0].result.status, RunStatus::kFinished) << compress;
     EXPECT_EQ(checked[0].parameters, plain[0].parameters) << compress;
     EXPECT_EQ(checked[2].parameters, plain[2].parameters) << compress;
   }

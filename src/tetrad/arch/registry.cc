@@ -53,6 +53,8 @@ ArchShape parseAllreduce(const SpecParams& params) {
   const AllreduceAlgorithm algorithm =
       params.params.empty() ? AllreduceAlgorithm::kRing : parseAllreduceAlgorithm(params.params[0]);
   shape.canonical = "allreduce:" + toString(algorithm);
+  shape.averagesByCollective = true;
+  shape.allreduce = algorithm;
   return shape;
 }
 
@@ -60,6 +62,8 @@ ArchShape parsePs(const SpecParams& params) {
   params.expectParamCount(0, 2);
   ArchShape shape;
   shape.family = "ps";
+  shape.serversHoldWeights = true;
+  shape.partitionsWholeTensors = true;
   size_t next = 0;
   if (next < params.params.size() && params.params[next] != "colocated") {
     shape.shards = int(params.integer(next, "shard count K", 1, 4096));
@@ -85,6 +89,7 @@ ArchShape parseGossip(const SpecParams& params) {
   if (params.params.empty()) params.fail("name the topology, e.g. gossip:ring or gossip:torus:4x4");
   ArchShape shape;
   shape.family = "gossip";
+  shape.mixesModels = true;
   for (const std::string& part : params.params) {
     shape.topology += (shape.topology.empty() ? "" : ":") + part;
   }

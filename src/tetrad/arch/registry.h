@@ -24,18 +24,37 @@
 #include <vector>
 
 #include "tetrad/arch/exchange.h"
+#include "tetrad/collectives/allreduce.h"
 #include "tetrad/core/registry.h"
 
 namespace tetrad {
 
+// What an architecture is. The worker loop, the configuration checks and
+// the cost models ask its traits, never its family name, so a new
+// architecture is its own folder plus one table line in registry.cc that
+// sets them (docs/architecture.md, "Traits, not names").
 struct ArchShape {
-  std::string family;     // "allreduce", "ps"
+  std::string family;     // "allreduce", "ps", "gossip": for messages and tables only
   std::string canonical;  // e.g. "allreduce:ring", "ps:2:colocated"
   int serverRanks = 0;    // extra ranks after the workers (dedicated servers)
   int shards = 0;         // parameter servers: K (0: as many as workers)
   bool colocated = false;
   std::string topology;  // gossip: "ring", "torus:4x4", ...
-  bool holdsWeights() const { return family == "ps"; }
+  // --- Traits ---
+  // Servers own the weights: workers push updates and pull weights, and
+  // the servers' packets carry values (ps).
+  bool serversHoldWeights = false;
+  // The exchange splits the model only at tensor boundaries, so units that
+  // cut a tensor into chunks cannot be exchanged (ps: whole-tensor keys).
+  bool partitionsWholeTensors = false;
+  // Workers average each bucket with a collective of algorithm `allreduce`
+  // (all-reduce).
+  bool averagesByCollective = false;
+  AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;
+  // Workers mix whole models with their neighbours after the step, so the
+  // models differ between workers (gossip).
+  bool mixesModels = false;
+  bool holdsWeights() const { return serversHoldWeights; }
 };
 
 // Parses and validates `spec` (no transport needed).

@@ -60,6 +60,7 @@ class RecordingTransport final : public Transport {
   }
   bool carriesPayload() const override { return false; }
   std::string engine() const override { return "sim"; }
+  bool simulatedClock() const override { return true; }
   int ranksPerNode() const override { return ranksPerNode_; }
 
  private:

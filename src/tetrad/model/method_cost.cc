@@ -123,7 +123,7 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
   p.method = method;
   p.computeSeconds = c.compute.seconds;
   const CodecCost codecCost = c.codec(*compressor, c.workload);
-  if (arch.family == "ps") {
+  if (arch.serversHoldWeights) {
     const int shards = arch.shards > 0 ? arch.shards : c.network.workers;
     const PsEstimate ps = psExchange(shards, arch.colocated, *compressor, c.workload, c.network);
     const Codec codec = codecOf(codecCost, ps.exchange.decodesPerBucket);

@@ -3,6 +3,8 @@
 // workers: 2(p-1)α + 2(p-1)/p·4n_b·β).
 #include "tetrad/sched/after_backward.h"
 
+#include "tetrad/sched/plan_params.h"
+
 namespace tetrad {
 namespace {
 
@@ -22,3 +24,19 @@ SchedulerPtr makeAfterBackward(const SpecParams& params) {
 }
 
 }  // namespace tetrad
+
+namespace tetrad::sched {
+
+PlanFunction nonePlanOf(const SchedulePlanSpec& spec) {
+  expectPlanParams(spec, 0);
+  return [](std::span<const TensorSlot> slots, const CommCost&) {
+    checkSlots(slots);
+    SchedulePlan plan;
+    plan.name = "none";
+    plan.afterBackward = true;
+    plan.buckets.push_back({0, slots.size(), slotBytes(slots, 0, slots.size())});
+    return plan;
+  };
+}
+
+}  // namespace tetrad::sched

@@ -4,9 +4,18 @@
 
 #include "tetrad/core/spec.h"
 #include "tetrad/sched/scheduler.h"
+#include "tetrad/sched/plan_spec.h"
 
 namespace tetrad {
 
 SchedulerPtr makeAfterBackward(const SpecParams& params);
 
 }  // namespace tetrad
+
+namespace tetrad::sched {
+
+// The plan parser of `none` (one bucket of every tensor, after the backward
+// pass; no parameters), for the registry.
+PlanFunction nonePlanOf(const SchedulePlanSpec& spec);
+
+}  // namespace tetrad::sched

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "tetrad/core/error.h"
+#include "tetrad/sched/plan_params.h"
 
 namespace tetrad::sched {
 
@@ -34,6 +35,17 @@ SchedulePlan fusionPlan(std::span<const TensorSlot> slots, uint64_t capBytes,
   }
   plan.buckets.push_back(open);
   return plan;
+}
+
+PlanFunction fusionPlanOf(const SchedulePlanSpec& spec) {
+  expectPlanParams(spec, 2);
+  const uint64_t cap =
+      planBytesParam(spec, 0, kDdpBucketBytes, 1, "bucket size must be > 0 bytes (e.g. 25MiB)");
+  const uint64_t first = planBytesParam(spec, 1, kDdpFirstBucketBytes, 1,
+                                        "first bucket size must be > 0 bytes (e.g. 1MiB)");
+  return [cap, first](std::span<const TensorSlot> slots, const CommCost&) {
+    return fusionPlan(slots, cap, first);
+  };
 }
 
 }  // namespace tetrad::sched

@@ -23,6 +23,7 @@
 #include <span>
 
 #include "tetrad/sched/bucket_plan.h"
+#include "tetrad/sched/plan_spec.h"
 
 namespace tetrad::sched {
 
@@ -33,5 +34,8 @@ inline constexpr uint64_t kDdpBucketBytes = uint64_t{25} << 20;      // 25 MiB
 // slots (checkSlots).
 SchedulePlan fusionPlan(std::span<const TensorSlot> slots, uint64_t capBytes,
                         uint64_t firstBucketBytes = kDdpFirstBucketBytes);
+
+// The plan parser of `fusion[:BYTES[:FIRST]]`, for the registry.
+PlanFunction fusionPlanOf(const SchedulePlanSpec& spec);
 
 }  // namespace tetrad::sched

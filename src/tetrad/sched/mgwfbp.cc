@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "tetrad/core/error.h"
+#include "tetrad/sched/plan_params.h"
 
 namespace tetrad::sched {
 
@@ -75,6 +76,22 @@ double bucketsFinishSeconds(std::span<const TensorSlot> slots, std::span<const B
     channelFree = std::max(ready[b.first + b.count - 1], channelFree) + cost.seconds(b.bytes);
   }
   return channelFree;
+}
+
+PlanFunction mgwfbpPlanOf(const SchedulePlanSpec& spec) {
+  expectPlanParams(spec, 1);
+  const std::string method = spec.params.empty() ? "greedy" : spec.params[0];
+  if (method == "greedy") {
+    return [](std::span<const TensorSlot> slots, const CommCost& cost) {
+      return mgwfbpGreedyPlan(slots, cost);
+    };
+  }
+  if (method == "optimal") {
+    return [](std::span<const TensorSlot> slots, const CommCost& cost) {
+      return mgwfbpOptimalPlan(slots, cost);
+    };
+  }
+  failPlanSpec(spec, fmt::format("merge rule must be 'greedy' or 'optimal', got '{}'", method));
 }
 
 }  // namespace tetrad::sched

@@ -33,12 +33,15 @@
 
 #include "tetrad/sched/bucket_plan.h"
 #include "tetrad/sched/comm_cost.h"
+#include "tetrad/sched/plan_spec.h"
 
 namespace tetrad::sched {
 
 // Both throw InvalidArgument on bad slots (checkSlots).
 SchedulePlan mgwfbpGreedyPlan(std::span<const TensorSlot> slots, const CommCost& cost);
 SchedulePlan mgwfbpOptimalPlan(std::span<const TensorSlot> slots, const CommCost& cost);
+// The plan parser of `mgwfbp[:greedy|optimal]`, for the registry.
+PlanFunction mgwfbpPlanOf(const SchedulePlanSpec& spec);
 
 // When the last of `buckets` is done on the channel, in seconds after the
 // backward pass starts (the quantity mgwfbpOptimalPlan minimises).

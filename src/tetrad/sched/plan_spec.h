@@ -12,7 +12,8 @@
 // Sizes take the units of core/units.h (4MB, 25MiB, 1048576). A bad spec is
 // refused with InvalidArgument, one line naming the spec and the rule, e.g.
 //   invalid schedule 'fusion:0': bucket size must be > 0 bytes
-// The policy registry calls parseSchedulePlanSpec() and keeps `plan`; the
+// Each policy parses its own parameters (`fooPlanOf` in its file, listed in
+// the one scheduler table, sched/registry.cc). The registry keeps `plan`; the
 // plan function is pure (slots and the cluster's CommCost in, plan out) and
 // may be called from any thread.
 #pragma once

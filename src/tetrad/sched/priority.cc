@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "tetrad/core/error.h"
+#include "tetrad/sched/plan_params.h"
 
 namespace tetrad::sched {
 
@@ -60,6 +61,15 @@ std::vector<MessageTiming> prioritySendOrder(std::span<const TensorSlot> slots,
     now = end;
   }
   return order;
+}
+
+PlanFunction priorityPlanOf(const SchedulePlanSpec& spec) {
+  expectPlanParams(spec, 1);
+  const uint64_t part = planBytesParam(spec, 0, kDefaultPartitionBytes, sizeof(float),
+                                       "partition size must be at least 4 bytes (e.g. 1MiB)");
+  return [part](std::span<const TensorSlot> slots, const CommCost&) {
+    return partitionPlan(slots, part);
+  };
 }
 
 }  // namespace tetrad::sched

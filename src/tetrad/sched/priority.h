@@ -33,6 +33,7 @@
 
 #include "tetrad/sched/bucket_plan.h"
 #include "tetrad/sched/comm_cost.h"
+#include "tetrad/sched/plan_spec.h"
 
 namespace tetrad::sched {
 
@@ -40,6 +41,8 @@ inline constexpr uint64_t kDefaultPartitionBytes = uint64_t{1} << 20;  // 1 MiB
 
 // Throws InvalidArgument when partBytes < 4 (one float) or on bad slots.
 SchedulePlan partitionPlan(std::span<const TensorSlot> slots, uint64_t partBytes);
+// The plan parser of `priority[:PART]`, for the registry.
+PlanFunction priorityPlanOf(const SchedulePlanSpec& spec);
 
 class ChunkQueue {
  public:

@@ -4,6 +4,8 @@
 // all-reduce, one start-up latency per tensor.
 #include "tetrad/sched/wfbp.h"
 
+#include "tetrad/sched/plan_params.h"
+
 namespace tetrad::sched {
 
 SchedulePlan wfbpPlan(std::span<const TensorSlot> slots) {
@@ -13,6 +15,11 @@ SchedulePlan wfbpPlan(std::span<const TensorSlot> slots) {
   plan.buckets.reserve(slots.size());
   for (size_t i = 0; i < slots.size(); ++i) plan.buckets.push_back({i, 1, slots[i].bytes});
   return plan;
+}
+
+PlanFunction wfbpPlanOf(const SchedulePlanSpec& spec) {
+  expectPlanParams(spec, 0);
+  return [](std::span<const TensorSlot> slots, const CommCost&) { return wfbpPlan(slots); };
 }
 
 }  // namespace tetrad::sched

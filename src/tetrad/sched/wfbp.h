@@ -13,11 +13,14 @@
 #include <span>
 
 #include "tetrad/sched/bucket_plan.h"
+#include "tetrad/sched/plan_spec.h"
 
 namespace tetrad::sched {
 
 // One bucket per slot, in ready order. Throws InvalidArgument on bad slots
 // (checkSlots).
 SchedulePlan wfbpPlan(std::span<const TensorSlot> slots);
+// The plan parser of `wfbp` (no parameters), for the registry.
+PlanFunction wfbpPlanOf(const SchedulePlanSpec& spec);
 
 }  // namespace tetrad::sched

@@ -1,6 +1,7 @@
 // The sync-policy registry (see registry.h): one table line per policy.
 #include "tetrad/sync/registry.h"
 
+#include "tetrad/core/error.h"
 #include "tetrad/sync/bsp.h"
 #include "tetrad/sync/local_sgd.h"
 #include "tetrad/sync/stale_sync.h"
@@ -8,11 +9,10 @@
 namespace tetrad {
 namespace {
 
-using Factory = SyncPolicyPtr (*)(const SpecParams&, const SyncContext&);
-using Entry = RegistryEntry<Factory>;
+using Entry = RegistryEntry<SyncPolicyFactory>;
 
-const std::vector<Entry>& table() {
-  static const std::vector<Entry> entries = {
+std::vector<Entry>& table() {
+  static std::vector<Entry> entries = {
       {{"bsp", "bsp", "bulk synchronous: average the gradients every step"}, makeBsp},
       {{"ssp", "ssp:2", "stale-synchronous, staleness bound S (parameter server)"}, makeSsp},
       {{"asp", "asp", "asynchronous: push and pull without waiting (parameter server)"}, makeAsp},
@@ -37,6 +37,17 @@ std::vector<PolicyInfo> registeredSyncPolicies() {
 
 std::string knownSyncPolicies() {
   return knownSpecs(table());
+}
+
+bool registerSyncPolicy(PolicyInfo info, SyncPolicyFactory factory) {
+  for (const Entry& entry : table()) {
+    TETRAD_CHECK(entry.info.name != info.name, InvalidArgument,
+                 "registerSyncPolicy: a sync policy named '{}' is already registered", info.name);
+  }
+  TETRAD_CHECK(factory != nullptr, InvalidArgument,
+               "registerSyncPolicy: sync policy '{}' has no factory", info.name);
+  table().push_back({std::move(info), std::move(factory)});
+  return true;
 }
 
 }  // namespace tetrad

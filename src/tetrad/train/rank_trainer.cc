@@ -12,7 +12,7 @@
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
 #include "tetrad/sched/registry.h"
-#include "tetrad/sched/timeline_json.h"
+#include "tetrad/train/timeline_json.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute_pool.h"
 #include "tetrad/train/consensus.h"
@@ -214,7 +214,7 @@ RankResult RankTrainer::run(bool keepParameters) {
     r.exchange->start(r.replica->flat().parameters());
     // The compressor on real gradients (ω/δ for the advisor): rank 0 of a
     // simulated collective run that sends after the backward pass.
-    if (world_.rank() == 0 && world_.engine() == "sim" && !pushPull &&
+    if (world_.rank() == 0 && world_.simulatedClock() && !pushPull &&
         !r.scheduler->overlapsBackward() && !r.exchange->mixesModels()) {
       r.errorProbe = std::make_unique<GradientErrorProbe>(config_.compress, r.buckets, c.seed);
       if (!r.errorProbe->measures()) r.errorProbe.reset();
@@ -266,7 +266,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   const std::vector<TimelineEvent> events = gatherTimeline(world_, *r.timeline, r.timelineTag);
   if (recorder_ && c.timeline == "on") {
     writeChromeTrace(recorder_->folder() + "/timeline.json", events,
-                     world_.engine() == "sim" ? "simulated" : "wall");
+                     world_.simulatedClock() ? "simulated" : "wall");
   }
   if (recorder_) recorder_->endProgress();
   if (keepParameters && worker) {
@@ -303,7 +303,7 @@ BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool
   }
   const BatchOutcome batch = replica.forwardBackward(step);
   // Under MPI the batch has just taken real time; under SimGrid it is charged now.
-  start = world_.now() - (world_.engine() == "sim" ? 0 : batch.measured);
+  start = world_.now() - (world_.simulatedClock() ? 0 : batch.measured);
   charge(world_, *r.meter, batch.charged);
   return batch;
 }
@@ -349,7 +349,7 @@ void RankTrainer::runCollective(Run& r) {
                     iteration);
     // Non-finite loss or gradient on any worker: every worker skips or stops.
     const bool skip = guardStep(r, iteration, batch.loss);
-    if (r.result.status != "finished") break;
+    if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};
     if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
     // The compressor on this gradient: at the first iteration and before
@@ -407,7 +407,7 @@ void RankTrainer::runCollective(Run& r) {
     if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration);
     if (endIteration(r, iteration, epochEnd)) break;
   }
-  if (r.lastEval != iteration && r.result.status != "interrupted") evaluate(r, iteration);
+  if (r.lastEval != iteration && r.result.status != RunStatus::kInterrupted) evaluate(r, iteration);
 }
 
 void RankTrainer::runPushPull(Run& r) {
@@ -458,7 +458,7 @@ void RankTrainer::runPushPull(Run& r) {
     // A checkpoint after this local step (the same one on every worker).
     if (endIteration(r, step, step % r.perEpoch == 0)) break;
   }
-  if (r.result.status == "interrupted") {
+  if (r.result.status == RunStatus::kInterrupted) {
     if (mixes) r.exchange->finish();  // every passive task drained; no evaluation
     return;
   }

@@ -36,6 +36,7 @@
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/run_meter.h"
 #include "tetrad/train/run_recorder.h"
+#include "tetrad/train/run_status.h"
 #include "tetrad/train/train_config.h"
 #include "tetrad/transport/transport.h"
 
@@ -61,10 +62,10 @@ struct RankResult {
   std::vector<RankTotals> ranks;                  // every rank of the world, in rank order
   std::map<int64_t, int64_t> stalenessHistogram;  // push-pull: over all applied updates
   std::vector<float> parameters;                  // final flat parameters (when requested)
-  // "finished", "diverged" when the non-finite guard stopped the run
-  // (`error` then names rank, iteration and tensor; every worker agrees), or
-  // "interrupted" when a stop signal did (after writing a checkpoint).
-  std::string status = "finished";
+  // kDiverged when the non-finite guard stopped the run (`error` then names
+  // rank, iteration and tensor; every worker agrees), kInterrupted when a
+  // stop signal did (after writing a checkpoint).
+  RunStatus status = RunStatus::kFinished;
   std::string error;
   int64_t skippedSteps = 0;  // --on-nonfinite skip: iterations skipped by every worker
   // Rank 0: its compressor measured on its own gradients, Σ‖C(g) − g‖² / Σ‖g‖²

@@ -200,7 +200,7 @@ void RankTrainer::restoreCheckpoint(Run& r) {
   }
   // The simulated clock back to the instant the checkpoint was taken (set-up
   // and the agreement above took less), then the meter's books on it.
-  if (world_.engine() == "sim") sleepUntilExactly(world_, r.resumeClock);
+  if (world_.simulatedClock()) sleepUntilExactly(world_, r.resumeClock);
   r.meter->loadState(r.resumeMeter);
   // Only now, once every worker accepted its file, is the run folder changed.
   if (recorder_) recorder_->resumeMetricsAt(r.resumeMetricsBytes);
@@ -318,7 +318,7 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
     if (written) saveCheckpoint(r, iteration);
   }
   if (!stop) return false;
-  r.result.status = "interrupted";
+  r.result.status = RunStatus::kInterrupted;
   // Push-pull: the cut is after this local step of every worker.
   const std::string when = pushPull ? fmt::format("local step {} of every worker", iteration)
                                     : fmt::format("iteration {}", iteration);

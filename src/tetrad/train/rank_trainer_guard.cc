@@ -32,7 +32,7 @@ bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss) {
     }
     return true;
   }
-  r.result.status = "diverged";
+  r.result.status = RunStatus::kDiverged;
   r.result.error = what + ": stopped on every rank (--on-nonfinite stop)";
   return true;
 }

@@ -46,7 +46,7 @@ using Clock = WallClock;
 void RankTrainer::runOverlapped(Run& r) {
   Replica& replica = *r.replica;
   FlatModel& flat = replica.flat();
-  const bool simulated = world_.engine() == "sim";
+  const bool simulated = world_.simulatedClock();
   const bool gates = r.scheduler->gatesForward();
   const int stages = replica.stageCount();
   GradientPipeline pipeline(world_, *r.exchange, flat.gradients(), r.buckets, flat.slots(),
@@ -253,7 +253,7 @@ void RankTrainer::runOverlapped(Run& r) {
       pipeline.waitAll();
       accountComm();
       skip = guardStep(r, iteration, forward.loss);
-      if (r.result.status != "finished") break;
+      if (r.result.status != RunStatus::kFinished) break;
     }
     if (!skip) {
       meter.addBatch(forward.loss, forward.correct, config_.given.batchSize);
@@ -275,7 +275,7 @@ void RankTrainer::runOverlapped(Run& r) {
     if (endIteration(r, iteration, epochEnd)) break;
   }
   flush();
-  if (r.lastEval != iteration && r.result.status != "interrupted") evaluate(r, iteration);
+  if (r.lastEval != iteration && r.result.status != RunStatus::kInterrupted) evaluate(r, iteration);
   replica.onGradientReady(nullptr);
   pipeline.stop();
 }

@@ -6,7 +6,7 @@
 
 #include "tetrad/arch/registry.h"
 #include "tetrad/sched/registry.h"
-#include "tetrad/sched/timeline.h"
+#include "tetrad/train/timeline.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/checkpoint_store.h"

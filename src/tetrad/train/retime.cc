@@ -11,6 +11,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
 #include "tetrad/transport/launcher.h"
 
@@ -187,7 +188,7 @@ RetimeResult retimeRun(const RetimeRequest& request) {
                "retime: {} was interrupted: resume it (tetrad train --resume {}) first",
                request.run, request.run);
   const std::string& sync = c.sync;
-  TETRAD_CHECK(!(sync == "asp" || sync.starts_with("ssp")), InvalidArgument,
+  TETRAD_CHECK(makeSyncPolicy(sync)->mode() != SyncMode::kPushPull, InvalidArgument,
                "retime: {} is asynchronous (--sync {}): its trajectory depends on timing, so its "
                "iterations do not carry over to another network",
                request.run, sync);

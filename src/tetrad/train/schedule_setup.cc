@@ -73,7 +73,7 @@ sched::CommCost messageCost(const ResolvedConfig& config, Transport& world, Tran
   const std::string source = "calibrated";
   const int p = workerCount;
   const ArchShape& arch = config.arch;
-  if (arch.family == "ps") {
+  if (arch.serversHoldWeights) {
     const double shards = arch.shards > 0 ? arch.shards : p;
     const double alpha = link.alpha, beta = link.beta;
     return sched::CommCost(

@@ -145,11 +145,11 @@ RankResult TimingRank::run() {
     // The gradient buffer stands in for the parameters where nothing keeps
     // them (all-reduce BSP): one buffer per rank instead of two.
     const bool keepsParams =
-        pushPull || sync_->averagesModels() || config_.arch.family != "allreduce";
+        pushPull || sync_->averagesModels() || !config_.arch.averagesByCollective;
     // Payload-free ranks whose exchange never reads a value (an uncompressed
     // all-reduce) share one buffer: 10,000 ranks need not each hold a model.
     const bool valuesUnread = !world_.carriesPayload() && !keepsParams &&
-                              config_.compress == "none" && config_.arch.family == "allreduce";
+                              config_.compress == "none" && config_.arch.averagesByCollective;
     if (valuesUnread) {
       if (shared_.size() != floats) {
         shared_.assign(floats, 0.0f);

@@ -137,22 +137,21 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   r.pullCompress = pullCompress->spec();
   checkCombination(r.arch, *sync, *compress, *pullCompress, c.gossip);
   r.gossip = c.gossip;
-  // Overlap needs a gradient exchange during the backward pass.
-  TETRAD_CHECK(!scheduler->overlapsBackward() || r.sync == "bsp", InvalidArgument,
+  // Overlap needs a gradient exchange during every backward pass.
+  const bool reducesEveryStep = sync->mode() == SyncMode::kCollective && !sync->averagesModels();
+  TETRAD_CHECK(!scheduler->overlapsBackward() || reducesEveryStep, InvalidArgument,
                "--sched {} overlaps the gradient exchange with the backward pass: it needs --sync "
                "bsp (--sync {} exchanges models after the optimizer step; use --sched none)",
                r.sched, r.sync);
-  TETRAD_CHECK(!scheduler->gatesForward() || r.arch.family != "ps", InvalidArgument,
+  TETRAD_CHECK(!scheduler->gatesForward() || !r.arch.partitionsWholeTensors, InvalidArgument,
                "--sched {} cuts tensors into chunks, and the parameter server partitions whole "
                "tensors (use --sched wfbp, fusion or mgwfbp with --arch {})",
                r.sched, r.arch.canonical);
-  TETRAD_CHECK(!scheduler->overlapsBackward() || r.arch.family != "gossip", InvalidArgument,
+  TETRAD_CHECK(!scheduler->overlapsBackward() || !r.arch.mixesModels, InvalidArgument,
                "--sched {} overlaps the gradient exchange with the backward pass: --arch {} mixes "
                "whole models after the step (use --sched none)",
                r.sched, r.arch.canonical);
-  if (r.arch.family == "allreduce") {
-    r.allreduce = parseAllreduceAlgorithm(r.arch.canonical.substr(10));
-  }
+  if (r.arch.averagesByCollective) r.allreduce = r.arch.allreduce;
 
   const auto& models = knownModels();
   if (isModelFile(c.model)) {
@@ -175,7 +174,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(!(r.mpi && c.timingOnly), InvalidArgument,
                "--timing-only simulates the cluster: use --cluster sim:SPEC, not mpi");
   const int fixed = r.mpi ? 0 : fixedHostCount(c.cluster);  // throws on a malformed spec
-  if (r.arch.family == "gossip") {
+  if (r.arch.mixesModels) {
     // The topology must fit the workers: checked now where their number is known.
     const int known = c.workers > 0 ? c.workers : (r.mpi || fixed < 0 ? 0 : fixed > 0 ? fixed : 4);
     if (known > 0) parseTopology(r.arch.topology, known, c.seed);
@@ -316,7 +315,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["compress"] = r.compress;
   j["sched"] = r.sched;
   j["ps_pull_compress"] = r.pullCompress;
-  j["gossip"] = r.arch.family == "gossip" ? r.gossip : "";
+  j["gossip"] = r.arch.mixesModels ? r.gossip : "";
   j["ps_partition_bytes"] = r.psPartitionBytes;
   j["server_ranks"] = r.arch.serverRanks;
   j["model"] = c.model;

@@ -73,7 +73,7 @@ void warnSingleCoreBinding(const ResolvedConfig& config) {
 std::string TrainSummary::toJson() const {
   nlohmann::ordered_json j;
   j["folder"] = folder;
-  j["status"] = status;
+  j["status"] = std::string(toString(status));
   if (!error.empty()) j["error"] = error;
   j["skipped_steps"] = skippedSteps;
   j["engine"] = engine;
@@ -265,8 +265,8 @@ TrainSummary runTraining(const TrainConfig& flags) {
     }
     RankTrainer trainer(config, data, t, recorder.get(), pool.get());
     RankResult r = trainer.run();
-    if (r.status == "diverged") diverged = r.error;
-    if (r.status == "interrupted") interrupted = r.error;
+    if (r.status == RunStatus::kDiverged) diverged = r.error;
+    if (r.status == RunStatus::kInterrupted) interrupted = r.error;
     if (t.rank() != 0) return;
     summary.status = r.status;
     summary.error = r.error;
@@ -292,7 +292,7 @@ TrainSummary runTraining(const TrainConfig& flags) {
     summary.globalBatch = int64_t(c.batchSize) * r.workers;
     summary.finalAccuracy = r.finalAccuracy;
     summary.finalLoss = r.finalLoss;
-    if (config.arch.family == "gossip") {
+    if (config.arch.mixesModels) {
       summary.gossip = config.gossip;
       summary.finalOwnAccuracy = r.finalOwnAccuracy;
       summary.consensusDistance = r.consensusDistance;

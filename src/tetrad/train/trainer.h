@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/train/run_status.h"
 #include "tetrad/train/train_config.h"
 
 namespace tetrad::train {
@@ -44,7 +45,7 @@ struct TrainSummary {
   double trainTime = 0;             // engine clock (simulated or wall), evaluation excluded
   double wallTime = 0;              // wall seconds of the training loop, evaluation excluded
   double throughput = 0;            // samples per second of training time
-  std::string status = "finished";  // or "diverged" (non-finite guard)
+  RunStatus status = RunStatus::kFinished;
   std::string error;                // why the run did not finish
   int64_t skippedSteps = 0;         // --on-nonfinite skip
   // The compressor measured on rank 0's gradients (gradient_error.h):

@@ -38,6 +38,7 @@ class PrefixTransport final : public Transport {
   LocalQueuePtr makeQueue(std::string name) override { return parent_.makeQueue(std::move(name)); }
   bool carriesPayload() const override { return parent_.carriesPayload(); }
   std::string engine() const override { return parent_.engine(); }
+  bool simulatedClock() const override { return parent_.simulatedClock(); }
   int ranksPerNode() const override { return parent_.ranksPerNode(); }
   // The engine's all-reduce runs on the whole world: only when the view is it.
   void nativeAllreduce(std::span<float> data, ReduceOp op) override;

@@ -195,8 +195,13 @@ class Transport {
 
   // False in the simulator's payload-free mode (see above).
   virtual bool carriesPayload() const { return true; }
-  // "mpi" or "sim".
+  // "mpi" or "sim": for messages and records. Code that depends on the
+  // clock asks simulatedClock().
   virtual std::string engine() const = 0;
+  // True when now() is a simulated clock that only compute(), sleepFor() and
+  // messages move (SimGrid): computing takes no time on it until charged.
+  // False where now() is wall time (MPI).
+  virtual bool simulatedClock() const { return false; }
   // Ranks that share a node (a fast local interconnect), as consecutive rank
   // ids: ranks r and r' are on one node iff r / ranksPerNode() equals
   // r' / ranksPerNode(). Used by hierarchical collectives. 1 when flat.

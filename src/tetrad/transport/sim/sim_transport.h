@@ -64,6 +64,7 @@ class SimTransport final : public Transport {
 
   bool carriesPayload() const override { return !world_.payloadFree(); }
   std::string engine() const override { return "sim"; }
+  bool simulatedClock() const override { return true; }
   int ranksPerNode() const override { return world_.ranksPerNode(); }
   AnalyticNetwork* analytic() override { return world_.analytic(); }
 

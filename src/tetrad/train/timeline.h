@@ -34,7 +34,7 @@
 
 #include "tetrad/transport/transport.h"
 
-namespace tetrad {
+namespace tetrad::train {
 
 struct TimelineOptions {
   bool enabled = true;
@@ -113,4 +113,4 @@ void checkTracksDoNotOverlap(std::span<const TimelineEvent> events);
 // Σ (end - start) over the events of `category`.
 double totalSeconds(std::span<const TimelineEvent> events, std::string_view category);
 
-}  // namespace tetrad
+}  // namespace tetrad::train

@@ -1,7 +1,7 @@
 // The timeline recorder (bounding, concurrent add(), gather at rank 0 over a
 // simulated world) and its Chrome-trace writer (JSON parsed back, atomic
 // write), with the overlap and total helpers.
-#include "tetrad/sched/timeline.h"
+#include "tetrad/train/timeline.h"
 
 #include <gtest/gtest.h>
 
@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "tetrad/core/error.h"
-#include "tetrad/sched/timeline_json.h"
+#include "tetrad/train/timeline_json.h"
 #include "tetrad/transport/launcher.h"
 
-namespace tetrad {
+namespace tetrad::train {
 namespace {
 
 namespace fs = std::filesystem;
@@ -355,4 +355,4 @@ TEST(TimelineChecks, TotalSecondsSumsOneCategory) {
 }
 
 }  // namespace
-}  // namespace tetrad
+}  // namespace tetrad::train

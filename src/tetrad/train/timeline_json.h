@@ -19,9 +19,9 @@
 #include <span>
 #include <string>
 
-#include "tetrad/sched/timeline.h"
+#include "tetrad/train/timeline.h"
 
-namespace tetrad {
+namespace tetrad::train {
 
 // Writes the trace to `path` atomically: to `path`.tmp first, then renamed
 // over `path`, so a reader never sees a partial file. `clock` is
@@ -31,4 +31,4 @@ namespace tetrad {
 void writeChromeTrace(const std::string& path, std::span<const TimelineEvent> events,
                       const std::string& clock);
 
-}  // namespace tetrad
+}  // namespace tetrad::train

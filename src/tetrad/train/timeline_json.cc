@@ -1,5 +1,5 @@
 // Chrome trace writer (timeline_json.h).
-#include "tetrad/sched/timeline_json.h"
+#include "tetrad/train/timeline_json.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 
 #include "tetrad/core/error.h"
 
-namespace tetrad {
+namespace tetrad::train {
 namespace {
 
 constexpr double kMicrosecondsPerSecond = 1e6;
@@ -88,4 +88,4 @@ void writeChromeTrace(const std::string& path, std::span<const TimelineEvent> ev
   }
 }
 
-}  // namespace tetrad
+}  // namespace tetrad::train

@@ -6,7 +6,7 @@
 //   u64 count, then per event: u8 track, u32 |name|, name, u32 |category|,
 //   category, f64 start, f64 end, i64 iteration, u64 bytes, i64 bucket.
 // The rank is the message's source, not a field.
-#include "tetrad/sched/timeline.h"
+#include "tetrad/train/timeline.h"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "tetrad/core/bytes.h"
 #include "tetrad/core/error.h"
 
-namespace tetrad {
+namespace tetrad::train {
 namespace {
 
 // track + two lengths + five 8-byte fields: the smallest encoded event.
@@ -217,4 +217,4 @@ double totalSeconds(std::span<const TimelineEvent> events, std::string_view cate
   return total;
 }
 
-}  // namespace tetrad
+}  // namespace tetrad::train
