@@ -30,7 +30,7 @@ wall() {  # the run's wall_time from summary.json
 }
 charged() {  # compute seconds charged to rank 0 per iteration (summary.json)
   tr -d ' \n' < "$1/summary.json" |
-    sed -E 's/.*"ranks":\[\{[^}]*"compute_time":([0-9.e+-]+).*/\1/' |
+    sed -E 's/.*"compute_time_per_rank":\[([0-9.e+-]+).*/\1/' |
     awk -v n="$iters" '{ print $1 / n }'
 }
 run() {  # $1 label, then the command: appends samples per wall second to $out/$1.txt

@@ -48,7 +48,7 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/units.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::app {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/collective_cost.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::app::bench_collectives {
 

@@ -27,7 +27,7 @@
 #include "tetrad/core/units.h"
 #include "tetrad/model/netprofile/calibration_run.h"
 #include "tetrad/model/netprofile/network_profile.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/transport/tag_space.h"
 
 extern char** environ;

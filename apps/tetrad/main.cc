@@ -6,7 +6,7 @@
 
 #include "command.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::app {
 namespace {

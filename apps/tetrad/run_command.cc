@@ -26,7 +26,7 @@
 #include "tetrad/experiment/sweep_runner.h"
 #include "tetrad/train/timing_rank.h"
 #include "tetrad/train/timing_trainer.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_options.h"
 
 namespace tetrad::app {

@@ -15,7 +15,7 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_options.h"
 
 namespace tetrad::app {

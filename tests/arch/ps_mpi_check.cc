@@ -14,7 +14,7 @@
 
 #include "arch_test_util.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 using namespace tetrad;
 

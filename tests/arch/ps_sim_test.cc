@@ -11,7 +11,7 @@
 #include "arch_test_util.h"
 #include "tetrad/core/error.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

@@ -19,7 +19,7 @@
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/collectives/reduce_scatter.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/transport/prefix_transport.h"
 
 namespace tetrad {

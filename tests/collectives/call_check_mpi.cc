@@ -23,7 +23,7 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/core/error.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace {
 

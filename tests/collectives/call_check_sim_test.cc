@@ -16,7 +16,7 @@
 #include "tetrad/collectives/call_check.h"
 #include "tetrad/core/error.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

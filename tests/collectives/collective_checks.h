@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::testing {

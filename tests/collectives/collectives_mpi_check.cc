@@ -11,7 +11,7 @@
 //                                       quickly with a ProtocolError naming
 //                                       the all-reduce and both sizes (a
 //                                       failed rank ends the MPI job, see
-//                                       transport/launcher.h), never hang.
+//                                       launch/launcher.h), never hang.
 // Exits 0 when every check on this rank passed, 1 otherwise (mpirun then
 // fails the test).
 #include <cstdio>
@@ -22,7 +22,7 @@
 #include "collective_checks.h"
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "wire_checks.h"
 
 namespace {

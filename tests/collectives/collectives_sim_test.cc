@@ -18,7 +18,7 @@
 #include "tetrad/collectives/partition.h"
 #include "tetrad/collectives/reduce_scatter.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

@@ -14,7 +14,7 @@
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/collectives/partition.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "wire_checks.h"
 
 namespace tetrad {

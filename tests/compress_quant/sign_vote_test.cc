@@ -8,7 +8,7 @@
 
 #include "quant_test_util.h"
 #include "tetrad/compress/registry.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

@@ -11,7 +11,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/compress/selection.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

@@ -17,7 +17,7 @@
 #include "test_util.h"
 #include "tetrad/compress/aggregate.h"
 #include "tetrad/compress/registry.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

@@ -15,7 +15,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/compress/selection.h"
 #include "tetrad/compress/sparse_packet.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

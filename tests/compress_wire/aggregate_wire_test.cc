@@ -12,7 +12,7 @@
 #include "tetrad/collectives/partition.h"
 #include "tetrad/compress/aggregate.h"
 #include "tetrad/compress/registry.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

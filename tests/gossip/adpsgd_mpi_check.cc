@@ -13,7 +13,7 @@
 #include "adpsgd_helpers.h"
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

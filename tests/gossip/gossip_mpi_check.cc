@@ -17,7 +17,7 @@
 #include "tetrad/arch/gossip/topology_spec.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad {
 namespace {

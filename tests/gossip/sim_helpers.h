@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::testing {
 

@@ -15,7 +15,7 @@
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/error.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::model {
 namespace {

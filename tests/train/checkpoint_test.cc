@@ -27,7 +27,7 @@
 #include "tetrad/train/checkpoint_store.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

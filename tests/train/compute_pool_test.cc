@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/wall_clock.h"
 
 namespace tetrad::train {
@@ -64,6 +64,25 @@ TEST(ComputePool, FinishWhileYieldingRethrowsTheJobsException) {
     }
   });
   EXPECT_TRUE(thrown);
+}
+
+// The lookahead: nothing before the first charge, then half the smallest of
+// the last four.
+TEST(PassLookahead, IsHalfTheSmallestOfTheLastFourCharges) {
+  PassLookahead lookahead;
+  EXPECT_EQ(lookahead.seconds(), 0.0);
+  lookahead.add(0.10);
+  EXPECT_DOUBLE_EQ(lookahead.seconds(), 0.05);
+  lookahead.add(0.08);
+  lookahead.add(0.12);
+  lookahead.add(0.09);
+  EXPECT_DOUBLE_EQ(lookahead.seconds(), 0.04);
+  lookahead.add(0.11);  // 0.10 drops out; 0.08 is still among the last four
+  EXPECT_DOUBLE_EQ(lookahead.seconds(), 0.04);
+  lookahead.add(0.20);  // 0.08 drops out: 0.12, 0.09, 0.11, 0.20
+  EXPECT_DOUBLE_EQ(lookahead.seconds(), 0.045);
+  for (int i = 0; i < 3; ++i) lookahead.add(0.20);  // four times 0.20
+  EXPECT_DOUBLE_EQ(lookahead.seconds(), 0.10);
 }
 
 // The clock that times passes on the pool: a thread that sleeps uses no CPU

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tetrad/train/plain_loop.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "tetrad/core/error.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 int main(int argc, char** argv) {

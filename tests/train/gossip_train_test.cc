@@ -13,7 +13,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

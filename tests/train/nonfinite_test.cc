@@ -14,7 +14,7 @@
 #include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

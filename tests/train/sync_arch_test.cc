@@ -7,7 +7,7 @@
 
 #include "tetrad/train/plain_loop.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -16,7 +16,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/timeline_json.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

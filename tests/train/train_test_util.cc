@@ -8,7 +8,7 @@
 
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/synthetic.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train::testing {
 

@@ -4,7 +4,7 @@
 // these types with a message that names the problem and its context (rank,
 // tensor, sizes). The `tetrad` command catches them at the top, prints the
 // one-line message and exits non-zero; it never lets them crash the process.
-// Threads and SimGrid actors catch and forward them (see transport/launcher.h).
+// Threads and SimGrid actors catch and forward them (see launch/launcher.h).
 //
 // Thread-safety: the types are plain values; the macros may be used anywhere.
 #pragma once

@@ -7,7 +7,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
-#include "tetrad/transport/cluster_network.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::model {
 

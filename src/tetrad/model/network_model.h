@@ -1,5 +1,5 @@
 // NetworkModel: the α–β parameters of a cluster for p workers, read from a
-// "sim:..." spec through transport/cluster_network.h.
+// "sim:..." spec through clusterNetwork() (launch/launcher.h).
 //
 //   star  sim:[N x]BW,LAT        α = LAT, β = 1/BW for every message
 //   two-level sim:NxG:BW1,LAT1:BW2,LAT2

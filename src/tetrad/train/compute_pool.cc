@@ -1,5 +1,6 @@
 #include "tetrad/train/compute_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "tetrad/core/error.h"
@@ -22,6 +23,17 @@ void PendingPass::finishWhileYielding(Transport& world) {
   constexpr auto kPoll = std::chrono::microseconds(100);
   while (done_.wait_for(kPoll) != std::future_status::ready) world.yieldToPeers();
   done_.get();
+}
+
+double PassLookahead::seconds() const {
+  if (count_ == 0) return 0;
+  const int n = std::min(count_, int(recent_.size()));
+  return 0.5 * *std::min_element(recent_.begin(), recent_.begin() + n);
+}
+
+void PassLookahead::add(double charge) {
+  recent_[size_t(count_) % recent_.size()] = charge;
+  ++count_;
 }
 
 ComputePool::ComputePool(int threads) {

@@ -13,15 +13,21 @@
 // serial run (tests/train/parallel_sim_test.cc).
 //
 // With measured, the charge is the pass's own time, known only after it ran.
-// A rank hands its pass to the pool and waits for it without moving the
-// simulated clock, yielding to the other actors that can run at the same
-// simulated time (finishWhileYielding): after a synchronous exchange every
-// worker is released at the same instant, so each hands over its pass and
-// the passes run side by side. The pass is timed on its thread's CPU clock
+// Ranks are rarely released at the same simulated instant (a ring
+// all-reduce lets each rank go when its own last message arrives), so a
+// rank hands its pass to the pool and first sleeps through a lookahead: a
+// part of the charge it is sure to pay, half the smallest of its last four
+// charges of that kind (PassLookahead; none before the first). The other
+// ranks released within that time run meanwhile and hand over their own
+// passes. The rank then waits for its pass without moving its clock
+// further, yielding to the ranks that can run at that instant
+// (finishWhileYielding), and sleeps the rest of its charge. A charge below
+// the lookahead (a pass more than twice as fast as the fastest of the last
+// four) is raised to it; the pool counts those (summary.json's
+// passes_raised_to_lookahead). The pass is timed on its thread's CPU clock
 // (replica.h), which a pass waiting for a core, or another pass, does not
-// advance, so the charge is the pass's own cost. The simulated events are
-// those of an inline run with the same measured times; the times themselves
-// are measurements, and differ from run to run as inline ones do.
+// advance, so the charge is the pass's own cost. Simulated times are
+// measurements, and differ from run to run as inline ones do.
 //
 // Ownership: the trainer owns the pool for one run (trainer.cc); a rank's
 // PendingPass must be finished or destroyed before the replica it computes
@@ -29,6 +35,7 @@
 // jobs run on the pool's threads and must not call the transport.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -64,6 +71,19 @@ class PendingPass {
   std::future<void> done_;
 };
 
+// One rank's lookahead for one kind of measured pass (forward + backward, or
+// the optimizer step): half the smallest of its last four charges, 0 before
+// the first. Thread-safety: one per rank and kind, used by that rank only.
+class PassLookahead {
+ public:
+  double seconds() const;
+  void add(double charge);
+
+ private:
+  std::array<double, 4> recent_{};
+  int count_ = 0;
+};
+
 class ComputePool {
  public:
   // `threads` >= 1 workers.
@@ -76,6 +96,10 @@ class ComputePool {
   PendingPass submit(std::function<void()> job);
   // Jobs submitted so far (summary.json's passes_on_pool).
   int64_t submitted() const { return submitted_.load(); }
+  // Measured charges raised to their rank's lookahead (see above), counted
+  // by the ranks; summary.json's passes_raised_to_lookahead.
+  void countRaisedCharge() { raised_.fetch_add(1); }
+  int64_t raisedCharges() const { return raised_.load(); }
 
  private:
   void work();
@@ -85,6 +109,7 @@ class ComputePool {
   std::deque<std::packaged_task<void()>> jobs_;
   bool stopping_ = false;
   std::atomic<int64_t> submitted_{0};
+  std::atomic<int64_t> raised_{0};
   std::vector<std::thread> workers_;
 };
 

@@ -8,7 +8,7 @@
 #include "tetrad/train/plain_loop.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 

@@ -276,18 +276,34 @@ RankResult RankTrainer::run(bool keepParameters) {
   return std::move(r.result);
 }
 
+double RankTrainer::chargeMeasured(Run& r, PassLookahead& lookahead, PendingPass& pass,
+                                   const std::function<double()>& chargeOf) {
+  const double ahead = lookahead.seconds();
+  if (ahead > 0) world_.compute(ahead);  // the ranks released meanwhile go on
+  pass.finishWhileYielding(world_);
+  double charged = chargeOf();
+  if (charged < ahead) {
+    pool_->countRaisedCharge();
+    charged = ahead;
+  }
+  if (charged > ahead) world_.compute(charged - ahead);
+  r.meter->addCompute(charged);
+  lookahead.add(charged);
+  return charged;
+}
+
 BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool inlineOnly) {
   Replica& replica = *r.replica;
   if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
-    // The charge is the pass's CPU time: wait for it at this instant while
-    // the ranks released with this one hand over their passes (compute_pool.h).
+    // The charge is the pass's CPU time: sleep through the lookahead, wait
+    // for the pass while the ranks released meanwhile hand over theirs, then
+    // sleep the rest (compute_pool.h).
     start = world_.now();
     BatchOutcome batch;
     PendingPass pass =
         pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
-    pass.finishWhileYielding(world_);
-    batch.charged = replica.chargeBatch(batch.measured);
-    charge(world_, *r.meter, batch.charged);
+    batch.charged = chargeMeasured(r, r.batchLookahead, pass,
+                                   [&] { return replica.chargeBatch(batch.measured); });
     return batch;
   }
   if (pool_ != nullptr && !inlineOnly) {
@@ -313,8 +329,7 @@ void RankTrainer::applyStep(Run& r, double lr, bool inlineOnly) {
   if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
     double measured = 0;
     PendingPass pass = pool_->submit([&replica, &measured, lr] { measured = replica.applyStep(lr); });
-    pass.finishWhileYielding(world_);
-    charge(world_, *r.meter, replica.chargeStep(measured));
+    chargeMeasured(r, r.stepLookahead, pass, [&] { return replica.chargeStep(measured); });
     return;
   }
   if (pool_ != nullptr && !inlineOnly) {

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,6 +44,8 @@
 namespace tetrad::train {
 
 class ComputePool;
+class PassLookahead;
+class PendingPass;
 struct BatchOutcome;
 
 struct RankResult {
@@ -94,11 +97,17 @@ class RankTrainer {
   void runPushPull(Run& run);
   // One forward + backward pass of `step`, charged on the clock and the
   // meter; `start` is set to the instant the pass began. On the pool (when
-  // there is one, the charge is known in advance and not `inlineOnly`) the
-  // pass runs on a pool thread while this actor sleeps through its charge.
+  // there is one and not `inlineOnly`) the pass runs on a pool thread while
+  // this actor sleeps through its charge (known in advance), or, measured,
+  // through its lookahead and then the rest of the pass's CPU time
+  // (compute_pool.h).
   BatchOutcome computeBatch(Run& run, int64_t step, double& start, bool inlineOnly = false);
   // One optimizer step with learning rate `lr`, charged the same way.
   void applyStep(Run& run, double lr, bool inlineOnly = false);
+  // A measured pass on the pool: the lookahead, the wait, the rest; returns
+  // the charge (chargeOf() once the pass is done).
+  double chargeMeasured(Run& run, PassLookahead& lookahead, PendingPass& pass,
+                        const std::function<double()>& chargeOf);
   void evaluate(Run& run, int64_t iteration);
   void logIteration(Run& run, int64_t iteration, double lr);
   // Non-finite guard (rank_trainer_guard.cc): true when every worker skips

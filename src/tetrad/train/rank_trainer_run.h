@@ -10,6 +10,7 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/checkpoint_store.h"
+#include "tetrad/train/compute_pool.h"
 #include "tetrad/train/gradient_error.h"
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/nonfinite_guard.h"
@@ -63,6 +64,8 @@ struct RankTrainer::Run {
   // Rank 0 of a simulated collective run with a compressor: the compressor
   // measured on its gradients (gradient_error.h); checkpointed.
   std::unique_ptr<GradientErrorProbe> errorProbe;
+  // Measured passes on the compute pool: this rank's lookaheads.
+  PassLookahead batchLookahead, stepLookahead;
   RankResult result;
 };
 

@@ -13,7 +13,7 @@
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

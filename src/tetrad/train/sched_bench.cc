@@ -13,7 +13,7 @@
 #include "tetrad/train/models.h"
 #include "tetrad/train/schedule_setup.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/transport/cluster_network.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

@@ -12,7 +12,7 @@
 #include "tetrad/train/models.h"
 #include "tetrad/train/run_recorder.h"
 #include "tetrad/transport/analytic_network.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

@@ -21,8 +21,7 @@
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/model_file.h"
 #include "tetrad/train/partition.h"
-#include "tetrad/transport/cluster_network.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

@@ -23,7 +23,7 @@
 #include "tetrad/train/stop_signal.h"
 #include "tetrad/train/timing_trainer.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {
@@ -78,6 +78,7 @@ std::string TrainSummary::toJson() const {
   j["skipped_steps"] = skippedSteps;
   j["engine"] = engine;
   if (!timingOnly) j["passes_on_pool"] = passesOnPool;
+  if (!timingOnly) j["passes_raised_to_lookahead"] = passesRaisedToLookahead;
   if (timingOnly) j["timing_only"] = true;
   if (!analyticEngine.empty()) j["analytic_engine"] = analyticEngine;
   j["model"] = model;
@@ -313,6 +314,7 @@ TrainSummary runTraining(const TrainConfig& flags) {
     summary.stalenessHistogram = r.stalenessHistogram;
     // Every rank has finished its passes (the totals were gathered).
     summary.passesOnPool = pool ? pool->submitted() : 0;
+    summary.passesRaisedToLookahead = pool ? pool->raisedCharges() : 0;
     if (recorder) recorder->writeSummary(summary.toJson());
   });
   // Every rank ended the run together: no rank is left waiting (error.h).

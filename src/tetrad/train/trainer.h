@@ -3,7 +3,7 @@
 // It resolves the config (train_config.h), loads the data once per process
 // (before any engine starts, so a missing file is one clear error), creates
 // the run folder and config.json on the output process, launches one
-// RankTrainer per rank on the chosen engine (transport/launcher.h) and
+// RankTrainer per rank on the chosen engine (launch/launcher.h) and
 // collects the summary. Under SimGrid all ranks are actors of this process,
 // each with its own model replica, optimizer and compressor states; under
 // MPI this process is one rank. Only the output process (rank 0) writes
@@ -55,6 +55,7 @@ struct TrainSummary {
   // Forward/backward passes and optimizer steps run on the compute pool
   // (--sim-threads > 1, compute_pool.h); 0 when every pass ran inline.
   int64_t passesOnPool = 0;
+  int64_t passesRaisedToLookahead = 0;  // measured charges raised (compute_pool.h)
   // Per rank of the world (servers included): role, bytes sent and
   // received, compute and communication seconds.
   std::vector<std::string> roles;

@@ -1,15 +1,16 @@
 // ClusterNetwork: the links a "sim:..." cluster spec describes, as plain
 // numbers for analytic cost models (model/), without SimGrid headers.
 //
-// The spec is parsed by the simulator's own parser (transport/sim/
-// cluster_spec.h) behind an engine entry point (engines.h), so a model and
-// a simulated run always read the same bandwidths and latencies. A star
+// clusterNetwork() (launch/launcher.h) fills it. The spec is parsed by the
+// simulator's own parser (transport/sim/cluster_spec.h) behind an engine
+// entry point (engines.h), so a model and a simulated run always read the
+// same bandwidths and latencies. A star
 // (sim:[N x]BW,LAT) gives one link per host; a two-level spec
 // (sim:NxG:BW1,LAT1:BW2,LAT2) gives the links inside a node (intra) and the
 // node uplinks. Fat-trees, tori and XML platforms are reported as kOther:
 // their routes are not described here.
 //
-// Thread-safety: pure functions; plain values.
+// Thread-safety: plain values.
 #pragma once
 
 #include <string>
@@ -28,9 +29,5 @@ struct ClusterNetwork {
   double intraLatency = 0;
   int ranksPerNode = 1;
 };
-
-// Parses "sim:..."; throws InvalidArgument on "mpi" (no network to read)
-// and on a malformed spec (the simulator's own message).
-ClusterNetwork clusterNetwork(const std::string& cluster);
 
 }  // namespace tetrad

@@ -1,10 +1,10 @@
-// Entry points of the two engines, called by the launcher (launcher.cc).
+// Entry points of the two engines, called by the launcher (launch/launcher.cc).
 // Declared here, without <mpi.h> or SimGrid headers, so that nothing above
 // the transport layer sees either engine.
 #pragma once
 
 #include "tetrad/transport/cluster_network.h"
-#include "tetrad/transport/launcher.h"
+#include "tetrad/transport/launch_options.h"
 
 namespace tetrad {
 
@@ -18,9 +18,9 @@ void abortMpiWorld(int code);
 // one actor per rank, runs the simulation to the end, rethrows the first
 // error a rank threw.
 void runSimulation(const LaunchOptions& options, const WorkerFn& worker);
-// transport/sim: see fixedHostCount() in launcher.h.
+// transport/sim: see fixedHostCount() in launch/launcher.h.
 int simFixedHostCount(const std::string& cluster);
-// transport/sim: see clusterNetwork() in cluster_network.h.
+// transport/sim: see clusterNetwork() in launch/launcher.h.
 ClusterNetwork simClusterNetwork(const std::string& cluster);
 
 }  // namespace tetrad

@@ -1,4 +1,4 @@
-#include "tetrad/transport/cluster_network.h"
+#include "tetrad/launch/launcher.h"
 
 #include "tetrad/core/error.h"
 #include "tetrad/transport/engines.h"

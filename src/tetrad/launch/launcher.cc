@@ -1,4 +1,4 @@
-#include "tetrad/transport/launcher.h"
+#include "tetrad/launch/launcher.h"
 
 #include <cstdlib>
 #include <string_view>

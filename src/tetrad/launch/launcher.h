@@ -13,39 +13,22 @@
 // after the other ranks are stopped; under MPI on the failing rank, while the
 // others fail on their own timeouts or are stopped by abortAllRanks().
 //
+// The launcher is its own library (tetrad_launch), above the transport
+// layer and both engines: the engines implement the Transport interface of
+// tetrad_transport and their entry points (transport/engines.h), and only
+// this library links them, so no static library depends on one above it.
+// LaunchOptions and WorkerFn are in transport/launch_options.h, where the
+// engines see them.
+//
 // Thread-safety: call from the main thread only, one launch at a time.
 #pragma once
 
-#include <functional>
 #include <string>
-#include <vector>
 
-#include "tetrad/transport/transport.h"
+#include "tetrad/transport/cluster_network.h"
+#include "tetrad/transport/launch_options.h"
 
 namespace tetrad {
-
-struct LaunchOptions {
-  // "mpi" or "sim:..." (see above).
-  std::string cluster = "sim:4x10Gbps,25us";
-  // Number of ranks for a simulated cluster whose spec does not fix it
-  // (e.g. "sim:10Gbps,25us" or a platform file). 0: take it from the spec.
-  int workers = 0;
-  // Timeout of every wait, in seconds of the engine's clock.
-  double timeoutSeconds = 120;
-  // Simulation only: messages carry sizes but no bytes (see transport.h).
-  bool payloadFree = false;
-  // Simulation only: extra SimGrid configuration items, e.g.
-  // "network/model:CM02" (passed as --cfg=ITEM).
-  std::vector<std::string> simConfig;
-  // Simulation only: show SimGrid's own log messages.
-  bool simVerbose = false;
-  // Simulation only: the analytic engine (transport/analytic_network.h):
-  // collectives in closed form, contention-free. Needs payloadFree, a star
-  // or two-level cluster and CM02 without cross traffic (InvalidArgument).
-  bool analyticCollectives = false;
-};
-
-using WorkerFn = std::function<void(Transport&)>;
 
 // Runs `worker` on every rank; see the header comment.
 void launch(const LaunchOptions& options, const WorkerFn& worker);
@@ -56,8 +39,8 @@ bool isMpiCluster(const std::string& cluster);
 // Ranks the cluster spec fixes by itself: N for "sim:Nx...", the hosts of
 // a fat-tree or torus, kHostsOfPlatformFile for an XML platform (known once
 // loaded); 0 when the spec leaves the count to --workers, and under MPI
-// (mpirun decides). Throws InvalidArgument on a malformed spec.
-constexpr int kHostsOfPlatformFile = -1;
+// (mpirun decides; kHostsOfPlatformFile: transport/launch_options.h). Throws
+// InvalidArgument on a malformed spec.
 int fixedHostCount(const std::string& cluster);
 
 // Under MPI (if initialised): MPI_Abort(code) so that every rank stops now.
@@ -67,5 +50,10 @@ void abortAllRanks(int code);
 // True when this process should print run-level output: always under
 // SimGrid (one process), rank 0 only under MPI. Valid before launch().
 bool isOutputProcess();
+
+// The links of a "sim:..." cluster spec, parsed by the simulator's own parser
+// (transport/cluster_network.h); throws InvalidArgument on "mpi" (no network
+// to read) and on a malformed spec (the simulator's own message).
+ClusterNetwork clusterNetwork(const std::string& cluster);
 
 }  // namespace tetrad
