@@ -5,13 +5,13 @@
 // is the source: each method's finished runs there, one per seed. In every
 // cell of the bandwidth × latency grid (star networks "sim:BW,LAT"), per
 // seed, then the mean over the seeds:
-//   synchronous methods (bsp, local:H, post-local, gossip D-PSGD/CHOCO):
-//     retimed exactly (train/retime.h): the run's own iterations on the
-//     cell's network; its time to target there;
-//   asynchronous methods (ssp, asp, AD-PSGD), and runs timing-only cannot
-//     replay (overlapping schedules): the cost model's time per iteration
-//     on the cell's network × the run's measured iterations to target,
-//     marked "cost model".
+//   synchronous methods (bsp, local:H, post-local, gossip D-PSGD/CHOCO,
+//     every schedule): retimed exactly (train/retime.h): the run's own
+//     iterations on the cell's network; its time to target there;
+//   asynchronous methods (ssp, asp, AD-PSGD): the cost model's time per
+//     iteration on the cell's network × the run's measured iterations to
+//     target, marked "cost model" (an asynchronous run with an overlapping
+//     schedule is not mapped: the cost model has no overlap).
 // A method with a seed that never reached the target is mapped as never
 // reaching it.
 #include "advise_map.h"
@@ -34,10 +34,10 @@
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
-#include "tetrad/sync/registry.h"
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/network_model.h"
 #include "tetrad/model/workload.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/train/retime.h"
 
 namespace tetrad::app {
@@ -258,8 +258,8 @@ void runAdviseMap(const AdviseMapFlags& f) {
           std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
           entry.timePerIteration = meanAndStd(perIteration).first;
         } catch (const Unsupported& e) {
-          // Timing-only cannot replay it (an overlapping schedule), and the
-          // cost model has no overlap: not mapped, rather than mapped wrong.
+          // Timing-only cannot replay it, and the cost model would not
+          // describe it: not mapped, rather than mapped wrong.
           skip = fmt::format("not mapped: {}; the cost model covers --sched none only", e.what());
           break;
         }

@@ -25,9 +25,9 @@
 #include "command.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/calibration_run.h"
 #include "tetrad/model/netprofile/network_profile.h"
-#include "tetrad/launch/launcher.h"
 #include "tetrad/transport/tag_space.h"
 
 extern char** environ;

@@ -24,9 +24,9 @@
 #include "tetrad/experiment/run_validation.h"
 #include "tetrad/experiment/sweep_file.h"
 #include "tetrad/experiment/sweep_runner.h"
-#include "tetrad/train/timing_rank.h"
-#include "tetrad/train/timing_trainer.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/nominal_compute.h"
+#include "tetrad/train/timing_trainer.h"
 #include "train_options.h"
 
 namespace tetrad::app {

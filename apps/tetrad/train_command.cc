@@ -12,10 +12,10 @@
 #include "tetrad/arch/registry.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/launch/launcher.h"
 #include "train_options.h"
 
 namespace tetrad::app {
@@ -120,7 +120,7 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_flag("--quiet", c.quiet, "No progress line");
   cmd->add_option("--timeline", c.timeline,
                   "Write timeline.json (Chrome trace: per-layer compute, each bucket's "
-                  "communication, waits): on or off")
+                  "communication, waits): on, off, or auto (on except with --timing-only)")
       ->capture_default_str();
   cmd->add_option("--timeline-iterations", c.timelineIterations,
                   "Iterations kept at each end of the timeline (bounded size)")

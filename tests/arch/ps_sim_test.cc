@@ -10,8 +10,8 @@
 
 #include "arch_test_util.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/diagnostics.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/transport/diagnostics.h"
 
 namespace tetrad {
 namespace {

@@ -22,8 +22,8 @@
 #include "collective_checks.h"
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/diagnostics.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/transport/diagnostics.h"
 
 namespace {
 

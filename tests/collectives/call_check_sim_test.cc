@@ -15,8 +15,8 @@
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/collectives/call_check.h"
 #include "tetrad/core/error.h"
-#include "tetrad/transport/diagnostics.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/transport/diagnostics.h"
 
 namespace tetrad {
 namespace {

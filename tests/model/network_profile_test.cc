@@ -14,8 +14,8 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/error.h"
-#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 
 namespace tetrad::model {
 namespace {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # usage: check_timing_only.sh TETRAD OUT_DIR CLUSTER
-# Parity of timing-only simulation with the real loop: for every method of
-# configs/survey.toml that timing-only runs (all but the overlapping
-# schedules wfbp, mgwfbp, which it refuses) a real run (LibTorch, payloads)
-# and a --timing-only run (no model, payload-free) of 8 workers on CLUSTER
+# Parity of timing-only simulation with the real loop (the same worker loop
+# on a LibTorch replica or on a nominal one, train/worker_compute.h): for
+# every method of configs/survey.toml, every schedule (wfbp, fusion, mgwfbp,
+# priority) and the gossip variants CHOCO and AD-PSGD, a real run (LibTorch,
+# payloads) and a --timing-only run (no model, payload-free) of 8 workers on CLUSTER
 # (a star or a two-level cluster), fixed compute, must give the same
 # simulated times and traffic: every metrics line's sim_time, bytes_sent,
 # bytes_received, compute_time and comm_time, the summary's train_time and
@@ -97,6 +98,13 @@ ps-asp|--sync asp --arch ps:2
 local3|--sync local:3
 post-local|--sync post-local:1ep:2
 dpsgd-ring|--arch gossip:ring
+choco-ring|--arch gossip:ring --gossip choco:0.5 --compress topk:0.1
+adpsgd-ring|--sync asp --arch gossip:ring
+wfbp|--sched wfbp
+mgwfbp|--sched mgwfbp
+fusion|--sched fusion:64KiB
+priority|--sched priority
+topk1pct-ef-wfbp|--compress topk:0.01,ef --sched wfbp
 METHODS
-[ "$n" -eq 21 ] || fail "ran $n methods, expected 21"
+[ "$n" -eq 28 ] || fail "ran $n methods, expected 28"
 echo "check_timing_only: PASS ($n methods on $cluster)"

@@ -23,11 +23,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/checkpoint_file.h"
 #include "tetrad/train/checkpoint_store.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
-#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -91,9 +91,9 @@ TEST(TrainConfig, BadValuesAreClearErrors) {
 
 TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
   EXPECT_NE(unsupportedError([](TrainConfig& c) {
-              c.sched = "wfbp";
+              c.timeline = "on";
               c.timingOnly = true;
-            }).find("--timing-only simulates --sched none only"),
+            }).find("--timeline on with --timing-only"),
             std::string::npos);
   EXPECT_NE(unsupportedError([](TrainConfig& c) {
               c.cluster = "mpi";

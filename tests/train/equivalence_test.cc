@@ -4,8 +4,8 @@
 // rounding. (The same check under mpirun: mpi_equivalence_main.cc.)
 #include <gtest/gtest.h>
 
-#include "tetrad/train/plain_loop.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/plain_loop.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/trainer.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/trainer.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -11,10 +11,10 @@
 #include <mutex>
 
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

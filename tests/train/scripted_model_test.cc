@@ -9,9 +9,9 @@
 #include <filesystem>
 
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/flop_counter.h"
 #include "tetrad/train/plain_loop.h"
-#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

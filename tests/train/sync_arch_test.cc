@@ -5,9 +5,9 @@
 // SSP respects its bound under a straggler and ASP beats BSP there.
 #include <gtest/gtest.h>
 
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/plain_loop.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/launch/launcher.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -4,9 +4,8 @@
 // under src/tetrad/train/. The toy policy "every:K" averages the model
 // change every K local steps; it must train to exactly the parameters of
 // the built-in local:K.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "tetrad/core/error.h"
 #include "tetrad/sync/registry.h"
@@ -20,21 +19,19 @@ class EveryK final : public SyncPolicy {
  public:
   explicit EveryK(int64_t period) : period_(period) {}
   std::string spec() const override { return fmt::format("every:{}", period_); }
-  SyncPoint at(int64_t iteration) const override {
-    return {false, (iteration + 1) % period_ == 0};
-  }
+  SyncPoint at(int64_t iteration) const override { return {false, (iteration + 1) % period_ == 0}; }
   bool averagesModels() const override { return true; }
 
  private:
   int64_t period_;
 };
 
-const bool kRegistered = registerSyncPolicy(
-    {"every", "every:4", "test policy: average the model change every K steps"},
-    [](const SpecParams& params, const SyncContext&) -> SyncPolicyPtr {
-      params.expectParamCount(1, 1);
-      return std::make_unique<EveryK>(params.integer(0, "period K"));
-    });
+const bool kRegistered =
+    registerSyncPolicy({"every", "every:4", "test policy: average the model change every K steps"},
+                       [](const SpecParams& params, const SyncContext&) -> SyncPolicyPtr {
+                         params.expectParamCount(1, 1);
+                         return std::make_unique<EveryK>(params.integer(0, "period K"));
+                       });
 
 TEST(SyncPlugin, RegisteredPolicyTrainsLikeTheBuiltInLocalSgd) {
   ASSERT_TRUE(kRegistered);
@@ -59,10 +56,9 @@ TEST(SyncPlugin, RegisteredPolicyIsListedAndItsBadSpecsRefused) {
   EXPECT_THROW(makeSyncPolicy("every"), InvalidArgument);
   EXPECT_THROW(makeSyncPolicy("every:0"), InvalidArgument);
   // A second policy under a taken name is refused.
-  EXPECT_THROW(registerSyncPolicy({"bsp", "bsp", "again"},
-                                  [](const SpecParams&, const SyncContext&) -> SyncPolicyPtr {
-                                    return nullptr;
-                                  }),
+  EXPECT_THROW(registerSyncPolicy(
+                   {"bsp", "bsp", "again"},
+                   [](const SpecParams&, const SyncContext&) -> SyncPolicyPtr { return nullptr; }),
                InvalidArgument);
 }
 

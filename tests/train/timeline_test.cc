@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/timeline_json.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/timeline_json.h"
 
 namespace tetrad::train {
 namespace {

@@ -2,8 +2,9 @@
 // the real model's, tensor for tensor, and the probe measures something.
 #include <gtest/gtest.h>
 
+#include "tetrad/sched/model_shapes.h"
 #include "tetrad/train/models.h"
-#include "tetrad/train/timing_rank.h"
+#include "tetrad/train/nominal_compute.h"
 #include "tetrad/train/timing_trainer.h"
 #include "tetrad/train/train_config.h"
 
@@ -35,14 +36,37 @@ TEST(TimingWorkload, MatchesTheLibTorchModels) {
     const TimingWorkload w = timingWorkload(resolveConfig(config));
     ModelPtr model = makeModel(c.model, c.shape);
     const auto params = model->named_parameters().pairs();
-    ASSERT_EQ(w.slots.size(), params.size()) << c.model << " on " << c.data;
+    ASSERT_EQ(w.shape.slots.size(), params.size()) << c.model << " on " << c.data;
     for (size_t i = 0; i < params.size(); ++i) {
-      EXPECT_EQ(w.slots[i].count, size_t(params[i].second.numel()))
+      EXPECT_EQ(w.shape.slots[i].count, size_t(params[i].second.numel()))
           << c.model << " " << params[i].first;
-      EXPECT_EQ(w.slots[i].shape, params[i].second.sizes().vec())
+      EXPECT_EQ(w.shape.slots[i].shape, params[i].second.sizes().vec())
           << c.model << " " << params[i].first;
     }
-    EXPECT_EQ(w.forwardFlops, model->forwardFlops()) << c.model << " on " << c.data;
+    EXPECT_EQ(w.shape.forwardFlops, model->forwardFlops()) << c.model << " on " << c.data;
+    // Stages as the model runs them (the schedules' per-stage replay).
+    ASSERT_EQ(w.stageNames.size(), size_t(model->stageCount())) << c.model;
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_EQ(w.shape.slotStage[i], model->stageOfParameter(params[i].first))
+          << c.model << " " << params[i].first;
+    }
+    // The advisor's layer tables (sched/model_shapes.h) describe the same
+    // tensors, in the same order, with the same FLOPs.
+    const std::vector<sched::LayerShape> layers = sched::modelLayers(
+        c.model, {c.shape.channels, c.shape.height, c.shape.width, c.shape.numClasses});
+    std::vector<uint64_t> tableElements;
+    double tableFlops = 0;
+    for (const sched::LayerShape& layer : layers) {
+      tableElements.insert(tableElements.end(), layer.tensorElements.begin(),
+                           layer.tensorElements.end());
+      if (!layer.tensorShapes.empty() && layer.tensorShapes.front().size() >= 2)
+        tableFlops += layer.forwardFlops;
+    }
+    ASSERT_EQ(tableElements.size(), params.size()) << c.model << " on " << c.data;
+    for (size_t i = 0; i < params.size(); ++i) {
+      EXPECT_EQ(tableElements[i], uint64_t(params[i].second.numel())) << c.model << " " << i;
+    }
+    EXPECT_EQ(tableFlops, model->forwardFlops()) << c.model << " on " << c.data;
     EXPECT_EQ(w.probe.forwardBackward, 0.0) << "no probe unless --compute measured";
   }
 }

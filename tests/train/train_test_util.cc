@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <limits>
 
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/synthetic.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train::testing {
 
@@ -57,8 +57,7 @@ std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
   return trainer.run(/*keepParameters=*/true).parameters;
 }
 
-std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data,
-                                   int workers) {
+std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data, int workers) {
   const ResolvedConfig resolved = resolveConfig(config);
   std::vector<float> parameters;
   LaunchOptions options;

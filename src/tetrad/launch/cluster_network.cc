@@ -1,6 +1,5 @@
-#include "tetrad/launch/launcher.h"
-
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/transport/engines.h"
 
 namespace tetrad {

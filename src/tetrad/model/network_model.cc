@@ -6,8 +6,8 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
-#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 
 namespace tetrad::model {
 

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "tetrad/core/spec.h"
-#include "tetrad/sched/scheduler.h"
 #include "tetrad/sched/plan_spec.h"
+#include "tetrad/sched/scheduler.h"
 
 namespace tetrad {
 

@@ -16,7 +16,7 @@ using Factory = SchedulerPtr (*)(const SpecParams&);
 
 struct Entry {
   PolicyInfo info;
-  const char* form;             // spec form, for messages and help
+  const char* form;              // spec form, for messages and help
   sched::PlanParser planParser;  // the offline plan (plan_spec.h)
   Factory make;                  // the run-time scheduler
 };
@@ -27,20 +27,30 @@ SchedulerPtr makePlanned(const SpecParams& params) {
 
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
-      {{"none", "none", "exchange every bucket after the backward pass"}, "none",
-       sched::nonePlanOf, makeAfterBackward},
+      {{"none", "none", "exchange every bucket after the backward pass"},
+       "none",
+       sched::nonePlanOf,
+       makeAfterBackward},
       {{"wfbp", "wfbp", "wait-free backprop: every tensor leaves as soon as its gradient is ready"},
-       "wfbp", sched::wfbpPlanOf, makePlanned},
+       "wfbp",
+       sched::wfbpPlanOf,
+       makePlanned},
       {{"fusion", "fusion:25MiB",
         "ready tensors fused into buckets of up to BYTES (DDP: small first bucket, :FIRST)"},
-       "fusion[:BYTES[:FIRST]]", sched::fusionPlanOf, makePlanned},
+       "fusion[:BYTES[:FIRST]]",
+       sched::fusionPlanOf,
+       makePlanned},
       {{"mgwfbp", "mgwfbp",
         "merged-gradient WFBP: merge layers when the start-up saved exceeds the overlap lost "
         "(:greedy, or :optimal)"},
-       "mgwfbp[:greedy|optimal]", sched::mgwfbpPlanOf, makePlanned},
+       "mgwfbp[:greedy|optimal]",
+       sched::mgwfbpPlanOf,
+       makePlanned},
       {{"priority", "priority:4MiB",
         "tensors cut into PART-byte chunks, front layers first; the next forward starts per stage"},
-       "priority[:PART]", sched::priorityPlanOf, makePlanned},
+       "priority[:PART]",
+       sched::priorityPlanOf,
+       makePlanned},
   };
   return entries;
 }

@@ -1,8 +1,10 @@
 // Compute-time models: how much simulated time a rank's computation takes.
 //
 // On a simulated cluster the trainer measures each rank's forward/backward
-// and optimizer step (wall clock, one LibTorch thread) and injects simulated
-// time with Transport::compute(). --compute chooses what is injected:
+// and optimizer step (one LibTorch thread; the wall clock when the rank
+// computes inline, the pass's thread CPU clock on the compute pool,
+// compute_pool.h) and injects simulated time with Transport::compute().
+// --compute chooses what is injected:
 //
 //   measured        the measured seconds (default)
 //   measured*F      measured seconds times F (F = 0.1 emulates a device 10x

@@ -18,16 +18,12 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/train/batch.h"
 #include "tetrad/train/models.h"
+#include "tetrad/train/worker_compute.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::train {
 
-constexpr Tag kEvaluationTagSpan = 2 * kCollectiveTagSpan;
-
-struct EvalResult {
-  double loss = 0;
-  double accuracy = 0;
-};
+// EvalResult and kEvaluationTagSpan: worker_compute.h.
 
 // Averages `model`'s floating-point buffers across ranks (no-op without any),
 // on tags [options.tag, options.tag + kCollectiveTagSpan).

@@ -3,12 +3,12 @@
 #include <algorithm>
 
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/train/dataset.h"
 #include "tetrad/train/partition.h"
 #include "tetrad/train/plain_loop.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 

@@ -12,7 +12,6 @@
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
 #include "tetrad/sched/registry.h"
-#include "tetrad/train/timeline_json.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute_pool.h"
 #include "tetrad/train/consensus.h"
@@ -22,21 +21,13 @@
 #include "tetrad/train/rank_trainer_run.h"
 #include "tetrad/train/replica.h"
 #include "tetrad/train/schedule_setup.h"
+#include "tetrad/train/timeline_json.h"
 #include "tetrad/transport/prefix_transport.h"
 #include "tetrad/transport/tag_space.h"
 
 namespace tetrad::train {
 
 namespace {
-
-// The parameters' shapes, from a model built for that (server ranks).
-std::vector<ParameterSlot> slotsOf(Model& model) {
-  std::vector<ParameterSlot> slots;
-  for (const auto& [name, p] : model.named_parameters().pairs()) {
-    slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
-  }
-  return slots;
-}
 
 // Workers of the run: --workers, else every rank that is not a server.
 int workerCount(const ResolvedConfig& config, const Transport& world) {
@@ -52,8 +43,8 @@ int workerCount(const ResolvedConfig& config, const Transport& world) {
 
 // One forward + backward of a batch, for planning: fixed: and flops: from the
 // compute model; measured: rank 0's probe, broadcast to the world.
-double plannedBatchSecondsOf(const ResolvedConfig& config, Transport& world, Replica* replica,
-                             double batchFlops, Tag tag) {
+double plannedBatchSecondsOf(const ResolvedConfig& config, Transport& world, WorkerCompute* compute,
+                             double batchFlops, Tag tag, PayloadFreeTables* tables) {
   switch (config.compute.kind) {
     case ComputeSpec::Kind::kFixed:
       return config.compute.seconds;
@@ -63,11 +54,10 @@ double plannedBatchSecondsOf(const ResolvedConfig& config, Transport& world, Rep
       break;
   }
   std::array<double, 1> seconds{0};
-  if (world.rank() == 0 && replica != nullptr) {
-    seconds[0] = replica->probeBatchSeconds() * config.compute.scale;
+  if (world.rank() == 0 && compute != nullptr) {
+    seconds[0] = compute->probeBatchSeconds() * config.compute.scale;
   }
-  broadcast(world, std::as_writable_bytes(std::span(seconds)),
-            {BroadcastAlgorithm::kBinomial, 0, tag + 2 * kCollectiveTagSpan});
+  broadcastValues(world, seconds, tag + 2 * kCollectiveTagSpan, tables);
   return seconds[0];
 }
 
@@ -95,7 +85,16 @@ void charge(Transport& world, RunMeter& meter, double seconds) {
 
 RankTrainer::RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
                          RunRecorder* recorder, ComputePool* pool)
-    : config_(config), data_(data), world_(world), recorder_(recorder), pool_(pool) {}
+    : config_(config),
+      ownSource_(std::make_unique<ReplicaSource>(config, data)),
+      source_(*ownSource_),
+      world_(world),
+      recorder_(recorder),
+      pool_(pool) {}
+
+RankTrainer::RankTrainer(const ResolvedConfig& config, ComputeSource& source, Transport& world,
+                         RunRecorder* recorder, ComputePool* pool)
+    : config_(config), source_(source), world_(world), recorder_(recorder), pool_(pool) {}
 
 RankTrainer::~RankTrainer() = default;
 
@@ -119,7 +118,7 @@ RankResult RankTrainer::run(bool keepParameters) {
       world_.rank(),
       TimelineOptions{c.timeline == "on", c.timelineIterations, c.timelineIterations, 1000});
 
-  r.perEpoch = stepsPerEpoch(data_.train.size(), r.workers, c.batchSize);
+  r.perEpoch = source_.stepsPerEpoch(r.workers, c.batchSize);
   r.total = r.perEpoch * c.epochs;
   if (c.maxIters > 0) r.total = std::min(r.total, c.maxIters);
   r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.perEpoch / 20);
@@ -130,40 +129,36 @@ RankResult RankTrainer::run(bool keepParameters) {
   std::vector<double> stageFlops;
   double batchFlops = 0;
   if (worker) {
-    r.replica = std::make_unique<Replica>(config_, data_, world_.rank(), r.workers);
+    r.compute = source_.makeWorker(world_.rank(), r.workers);
     // Passes that share the cores with other ranks' passes are timed by
     // their thread's CPU clock (compute_pool.h).
-    if (pool_ != nullptr) r.replica->setPassClock(Replica::PassClock::kThreadCpu);
-    plan.slots = r.replica->flat().slots();
+    if (pool_ != nullptr) r.compute->setPassClock(WorkerCompute::PassClock::kThreadCpu);
+    plan.slots = r.compute->slots();
     for (size_t i = 0; i < plan.slots.size(); ++i) {
-      plan.slotStage.push_back(r.replica->stageOfSlot(i));
+      plan.slotStage.push_back(r.compute->stageOfSlot(i));
     }
-    for (int s = 0; s < r.replica->stageCount(); ++s) {
-      stageFlops.push_back(r.replica->stageFlops(s));
+    for (int s = 0; s < r.compute->stageCount(); ++s) {
+      stageFlops.push_back(r.compute->stageFlops(s));
     }
-    batchFlops = 3.0 * r.replica->model().forwardFlops() * c.batchSize;
+    batchFlops = 3.0 * r.compute->forwardFlops() * c.batchSize;
     // Identical replicas: rank 0's initial parameters everywhere (as DDP).
-    broadcast(*r.group, r.replica->flat().parameters(),
+    broadcast(*r.group, r.compute->parameters(),
               {BroadcastAlgorithm::kBinomial, 0, r.broadcastTag});
   } else {
-    ModelPtr model = makeSeededModel(
-        c.model,
-        {data_.train.channels, data_.train.height, data_.train.width, data_.train.numClasses},
-        c.seed);
-    plan.slots = slotsOf(*model);
-    for (const ParameterSlot& slot : plan.slots) {
-      plan.slotStage.push_back(model->stageOfParameter(slot.name));
-    }
-    for (int s = 0; s < model->stageCount(); ++s) stageFlops.push_back(model->stageFlops(s));
-    batchFlops = 3.0 * model->forwardFlops() * c.batchSize;
+    ModelShape shape = source_.serverShape();
+    plan.slots = std::move(shape.slots);
+    plan.slotStage = std::move(shape.slotStage);
+    stageFlops = std::move(shape.stageFlops);
+    batchFlops = 3.0 * shape.forwardFlops * c.batchSize;
   }
   plan.bucketBytes = config_.bucketBytes;
   if (r.scheduler->needsCost()) {
     const Tag tag = r.tags.reserve(kScheduleTagSpan, "schedule set-up");
+    PayloadFreeTables* tables = world_.carriesPayload() ? nullptr : source_.payloadFreeTables();
     const double batchSeconds =
-        plannedBatchSecondsOf(config_, world_, r.replica.get(), batchFlops, tag);
+        plannedBatchSecondsOf(config_, world_, r.compute.get(), batchFlops, tag, tables);
     plan.backwardSeconds = plannedBackwardSeconds(batchSeconds, plan.slotStage, stageFlops);
-    plan.cost = messageCost(config_, world_, worker ? r.group : nullptr, r.workers, tag);
+    plan.cost = messageCost(config_, world_, worker ? r.group : nullptr, r.workers, tag, tables);
   }
   r.buckets = r.scheduler->plan(plan);
   r.slotStage = plan.slotStage;
@@ -197,24 +192,24 @@ RankResult RankTrainer::run(bool keepParameters) {
     const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
     r.schedule =
         std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.perEpoch, r.total);
-    r.testBatches = std::make_unique<BatchBuilder>(data_.test, data_.mean, data_.stddev);
     // Collective evaluation: each worker its share; push-pull: rank 0 alone.
+    const size_t testSamples = source_.testSamples();
     const size_t stride = pushPull ? 1 : size_t(r.workers);
     if (!pushPull || world_.rank() == 0) {
-      for (size_t i = size_t(world_.rank()); i < data_.test.size(); i += stride) {
+      for (size_t i = size_t(world_.rank()); i < testSamples; i += stride) {
         r.testShard.push_back(int64_t(i));
       }
     }
     if (world_.rank() == 0) {
-      for (size_t i = 0; i < data_.test.size(); ++i) r.fullTestSet.push_back(int64_t(i));
+      for (size_t i = 0; i < testSamples; ++i) r.fullTestSet.push_back(int64_t(i));
     }
     if (config_.onNonFinite != NonFinitePolicy::kOff) {
       r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
     }
-    r.exchange->start(r.replica->flat().parameters());
+    r.exchange->start(r.compute->parameters());
     // The compressor on real gradients (ω/δ for the advisor): rank 0 of a
     // simulated collective run that sends after the backward pass.
-    if (world_.rank() == 0 && world_.simulatedClock() && !pushPull &&
+    if (world_.rank() == 0 && world_.simulatedClock() && !pushPull && r.compute->computesValues() &&
         !r.scheduler->overlapsBackward() && !r.exchange->mixesModels()) {
       r.errorProbe = std::make_unique<GradientErrorProbe>(config_.compress, r.buckets, c.seed);
       if (!r.errorProbe->measures()) r.errorProbe.reset();
@@ -239,7 +234,17 @@ RankResult RankTrainer::run(bool keepParameters) {
   const ExchangeStats stats = r.exchange->stats();
   mine.updatesApplied = stats.updatesApplied;
   mine.stalenessHistogram = stats.stalenessHistogram;
+  // Payload-free, the gathered totals are blank: each rank leaves its own in
+  // the source's shared table, which holds every rank's once the all-gather
+  // (the same messages as with payloads) is through.
+  PayloadFreeTables* tables = world_.carriesPayload() ? nullptr : source_.payloadFreeTables();
+  if (tables != nullptr) {
+    if (tables->totals.size() != size_t(world_.size()))
+      tables->totals.resize(size_t(world_.size()));
+    tables->totals[size_t(world_.rank())] = mine;
+  }
   r.result.ranks = gatherTotals(world_, mine, r.totalsTag);
+  if (tables != nullptr) r.result.ranks = tables->totals;
   for (const RankTotals& t : r.result.ranks) {
     for (const auto& [staleness, count] : t.stalenessHistogram) {
       r.result.stalenessHistogram[staleness] += count;
@@ -255,7 +260,8 @@ RankResult RankTrainer::run(bool keepParameters) {
   }
   r.result.epochs = double(r.result.samples) / double(r.perEpoch * r.workers * c.batchSize);
   r.result.trainTime = r.meter->trainTime();
-  r.result.consensusDistance = r.lastConsensus;
+  // A nominal replica's distance is of seeded values (its messages are sent).
+  if (worker && r.compute->computesValues()) r.result.consensusDistance = r.lastConsensus;
   if (r.errorProbe) {
     r.result.compressionError = r.errorProbe->ratio();
     r.result.compressionErrorSamples = r.errorProbe->samples();
@@ -263,14 +269,18 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.result.wallTime = r.meter->wallTime();
   // Every rank's timeline to rank 0, which writes timeline.json (after the
   // clocks are read: not training time).
-  const std::vector<TimelineEvent> events = gatherTimeline(world_, *r.timeline, r.timelineTag);
+  // (Payload-free runs carry no events: resolveConfig() refuses a timeline
+  // there, and with none there is nothing to gather.)
+  std::vector<TimelineEvent> events;
+  if (world_.carriesPayload() || c.timeline == "on")
+    events = gatherTimeline(world_, *r.timeline, r.timelineTag);
   if (recorder_ && c.timeline == "on") {
     writeChromeTrace(recorder_->folder() + "/timeline.json", events,
                      world_.simulatedClock() ? "simulated" : "wall");
   }
   if (recorder_) recorder_->endProgress();
   if (keepParameters && worker) {
-    auto params = r.replica->flat().parameters();
+    auto params = r.compute->parameters();
     r.result.parameters.assign(params.begin(), params.end());
   }
   return std::move(r.result);
@@ -293,7 +303,7 @@ double RankTrainer::chargeMeasured(Run& r, PassLookahead& lookahead, PendingPass
 }
 
 BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool inlineOnly) {
-  Replica& replica = *r.replica;
+  WorkerCompute& replica = *r.compute;
   if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
     // The charge is the pass's CPU time: sleep through the lookahead, wait
     // for the pass while the ranks released meanwhile hand over theirs, then
@@ -325,10 +335,11 @@ BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool
 }
 
 void RankTrainer::applyStep(Run& r, double lr, bool inlineOnly) {
-  Replica& replica = *r.replica;
+  WorkerCompute& replica = *r.compute;
   if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
     double measured = 0;
-    PendingPass pass = pool_->submit([&replica, &measured, lr] { measured = replica.applyStep(lr); });
+    PendingPass pass =
+        pool_->submit([&replica, &measured, lr] { measured = replica.applyStep(lr); });
     chargeMeasured(r, r.stepLookahead, pass, [&] { return replica.chargeStep(measured); });
     return;
   }
@@ -343,8 +354,7 @@ void RankTrainer::applyStep(Run& r, double lr, bool inlineOnly) {
 }
 
 void RankTrainer::runCollective(Run& r) {
-  FlatModel& flat = r.replica->flat();
-  const std::span<float> params = flat.parameters(), grads = flat.gradients();
+  const std::span<float> params = r.compute->parameters(), grads = r.compute->gradients();
   // Gossip mixes models where the others average: D-PSGD mixes after every
   // step (adapt, then combine), local:H every H steps.
   const bool mixes = r.exchange->mixesModels();
@@ -380,7 +390,8 @@ void RankTrainer::runCollective(Run& r) {
       const double start = world_.now();
       double from = start;
       for (size_t b = 0; b < r.buckets.size(); ++b) {
-        r.exchange->average(ExchangeStream::kGradients, b, FlatModel::range(grads, r.buckets[b]));
+        r.exchange->average(ExchangeStream::kGradients, b,
+                            grads.subspan(r.buckets[b].offset, r.buckets[b].count));
         const double to = world_.now();
         r.timeline->add(TimelineTrack::kCommunication, fmt::format("bucket {}", b), "comm", from,
                         to, iteration, r.buckets[b].count * sizeof(float), int64_t(b));
@@ -404,8 +415,9 @@ void RankTrainer::runCollective(Run& r) {
       change.resize(params.size());
       for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
       for (size_t b = 0; b < r.buckets.size(); ++b) {
-        r.exchange->average(ExchangeStream::kModelChange, b,
-                            FlatModel::range(change, r.buckets[b]));
+        r.exchange->average(
+            ExchangeStream::kModelChange, b,
+            std::span<float>(change).subspan(r.buckets[b].offset, r.buckets[b].count));
       }
       for (size_t i = 0; i < params.size(); ++i) params[i] = anchor[i] + change[i];
       std::copy(params.begin(), params.end(), anchor.begin());
@@ -426,8 +438,7 @@ void RankTrainer::runCollective(Run& r) {
 }
 
 void RankTrainer::runPushPull(Run& r) {
-  FlatModel& flat = r.replica->flat();
-  const std::span<float> params = flat.parameters();
+  const std::span<float> params = r.compute->parameters();
   std::vector<float> anchor(params.begin(), params.end()), change(params.size());
   const bool output = world_.rank() == 0;
   // AD-PSGD (gossip under asp): the models differ; x̄ is evaluated by all

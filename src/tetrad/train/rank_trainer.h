@@ -1,6 +1,9 @@
 // RankTrainer: the worker loop of one rank — the four dimensions composed.
 //
-//   Replica    (replica.h)       model, optimizer, flat buffers, data shard
+//   WorkerCompute (worker_compute.h)  what computes: a Replica (replica.h:
+//                                LibTorch model, optimizer, flat buffers, data
+//                                shard) or, timing-only, a NominalCompute
+//                                (nominal_compute.h: shapes and charges only)
 //   SyncPolicy (sync/)           when to exchange: bsp, ssp:S, asp, local:H, ...
 //   Exchange   (arch/)           who with whom: allreduce:ALGO, ps[:K][:colocated],
 //                                gossip:TOPO
@@ -31,6 +34,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +48,7 @@
 namespace tetrad::train {
 
 class ComputePool;
+class ComputeSource;
 class PassLookahead;
 class PendingPass;
 struct BatchOutcome;
@@ -83,6 +88,11 @@ class RankTrainer {
   // `pool` (may be null): threads for the ranks' passes on a simulated
   // cluster (compute_pool.h), shared by every rank of the simulation.
   RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
+              RunRecorder* recorder, ComputePool* pool = nullptr);
+  // The same loop on the workers `source` makes (worker_compute.h), which
+  // must outlive the trainer: ReplicaSource above, NominalSource for
+  // timing-only runs.
+  RankTrainer(const ResolvedConfig& config, ComputeSource& source, Transport& world,
               RunRecorder* recorder, ComputePool* pool = nullptr);
   ~RankTrainer();
 
@@ -131,7 +141,8 @@ class RankTrainer {
   bool endIteration(Run& run, int64_t iteration, bool epochEnd);
 
   const ResolvedConfig& config_;
-  const DataSplits& data_;
+  std::unique_ptr<ComputeSource> ownSource_;  // the first constructor's
+  ComputeSource& source_;
   Transport& world_;
   RunRecorder* recorder_;
   ComputePool* pool_;

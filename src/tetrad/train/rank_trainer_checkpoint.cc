@@ -144,7 +144,7 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
   CheckpointSections sections;
   sections.putText("identity", runIdentity(configToJson(config_, r.workers)));
   sections.putText("world", fmt::format("{} workers, rank {}", r.workers, world_.rank()));
-  sections.put("replica", r.replica->saveState());
+  sections.put("replica", r.compute->saveState());
   // Taking the exchange's state may cost traffic and time (servers, passive
   // tasks): not training. The meter's books and the clock after it, with
   // no bracket open: the instant and the totals the loop goes on from.
@@ -241,7 +241,7 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
                "--resume {}: checkpoint {} is of {}; this is {}", folder, origin,
                sections.getText("world", origin), world);
   try {
-    r.replica->loadState(sections.get("replica", origin), origin);
+    r.compute->loadState(sections.get("replica", origin), origin);
     r.exchange->loadState(sections.get("exchange", origin));
     const LoopState loop = loadLoop(sections.get("loop", origin));
     TETRAD_CHECK(loop.iteration == at && loop.iteration <= r.total, InvalidArgument,

@@ -1,9 +1,9 @@
 // RankTrainer's evaluation and metrics lines (see rank_trainer.h): what is
 // measured, on which model, and what is excluded from the training numbers.
 #include <algorithm>
+#include <limits>
 
 #include "tetrad/train/consensus.h"
-#include "tetrad/train/evaluation.h"
 #include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/rank_trainer_run.h"
 
@@ -19,8 +19,8 @@ namespace tetrad::train {
 void RankTrainer::evaluate(Run& r, int64_t iteration) {
   const bool pushPull = r.sync->mode() == SyncMode::kPushPull && r.apart;
   const bool mixes = r.exchange->mixesModels() && !r.apart;
-  Model& model = r.replica->model();
-  const std::span<float> params = r.replica->flat().parameters();
+  WorkerCompute& compute = *r.compute;
+  const std::span<float> params = compute.parameters();
   r.meter->beginEval();
   std::unique_ptr<PrefixTransport> alone;
   Transport* group = r.group;
@@ -29,8 +29,7 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
   if (pushPull) group = alone.get();
   double own = -1;
   if (mixes && world_.rank() == 0) {
-    own = evaluateOnRanks(model, *r.testBatches, r.fullTestSet, *alone,
-                          {config_.allreduce, ReduceOp::kSum, r.evalTag})
+    own = compute.evaluate(r.fullTestSet, *alone, {config_.allreduce, ReduceOp::kSum, r.evalTag})
               .accuracy;
   }
   std::vector<float> mine;
@@ -44,8 +43,8 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
     mine.assign(params.begin(), params.end());
     std::copy(average.begin(), average.end(), params.begin());
   }
-  const EvalResult e = evaluateOnRanks(model, *r.testBatches, r.testShard, *group,
-                                       {config_.allreduce, ReduceOp::kSum, r.evalTag});
+  const EvalResult e =
+      compute.evaluate(r.testShard, *group, {config_.allreduce, ReduceOp::kSum, r.evalTag});
   if (mixes) std::copy(mine.begin(), mine.end(), params.begin());
   r.meter->endEval();
   r.lastEval = iteration;
@@ -63,7 +62,8 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
     record.loss = e.loss;
     record.accuracy = e.accuracy;
     record.ownAccuracy = r.apart && r.exchange->mixesModels() ? e.accuracy : own;
-    if (mixes && r.sync->mode() == SyncMode::kPushPull) record.consensusDistance = r.lastConsensus;
+    if (mixes && r.sync->mode() == SyncMode::kPushPull && compute.computesValues())
+      record.consensusDistance = r.lastConsensus;
     recorder_->record(record);
   }
 }
@@ -73,7 +73,7 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   const bool mixes = r.exchange->mixesModels() && !r.apart;
   if (line && mixes) {
     r.meter->beginEval();
-    r.lastConsensus = consensusDistance(*r.group, r.replica->flat().parameters(),
+    r.lastConsensus = consensusDistance(*r.group, r.compute->parameters(),
                                         {config_.allreduce, ReduceOp::kSum, r.consensusTag});
     r.meter->endEval();
   }
@@ -81,11 +81,20 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   if (line) {
     MetricsRecord record = r.meter->record("train", iteration, double(iteration) / r.perEpoch);
     record.lr = lr;
-    if (mixes) record.consensusDistance = r.lastConsensus;
+    if (!r.compute->computesValues()) {  // nominal: no losses (written as null)
+      record.loss = record.accuracy = std::numeric_limits<double>::quiet_NaN();
+    }
+    if (mixes && r.compute->computesValues()) record.consensusDistance = r.lastConsensus;
     if (r.guard && r.guard->policy() == NonFinitePolicy::kSkip) {
       record.skippedSteps = r.guard->skipped();
     }
     recorder_->record(record);
+  }
+  if (!r.compute->computesValues()) {
+    recorder_->progress(fmt::format("timing-only  iter {}/{}  sim {:.3f} s  wall {:.1f} s",
+                                    iteration, r.total, r.meter->trainTime(), r.meter->wallTime()),
+                        false);
+    return;
   }
   const int64_t epochs = config_.given.epochs;
   recorder_->progress(

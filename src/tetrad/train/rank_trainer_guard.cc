@@ -14,7 +14,8 @@ bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss) {
   if (!r.guard) return false;
   const double start = world_.now();
   const std::optional<NonFiniteFinding> finding =
-      r.guard->agree(iteration + 1, loss, r.replica->flat().gradients(),
+      r.guard->agree(iteration + 1, loss,
+                     r.compute->computesValues() ? r.compute->gradients() : std::span<float>(),
                      r.checkpointing && pendingStopSignal(iteration + 1) != 0);
   r.meter->addComm(world_.now() - start);
   r.timeline->add(TimelineTrack::kCommunication, "non-finite check", "comm", start, world_.now(),
@@ -39,8 +40,9 @@ bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss) {
 
 void RankTrainer::guardPushPull(Run& r, int64_t iteration, double loss) {
   if (!r.guard) return;
-  const std::optional<NonFiniteFinding> finding =
-      r.guard->checkLocal(iteration + 1, loss, r.replica->flat().gradients());
+  const std::optional<NonFiniteFinding> finding = r.guard->checkLocal(
+      iteration + 1, loss,
+      r.compute->computesValues() ? r.compute->gradients() : std::span<float>());
   if (!finding) return;
   // No common step to skip under push-pull (resolveConfig refuses skip): this
   // worker fails before pushing, and the launcher stops the other ranks.

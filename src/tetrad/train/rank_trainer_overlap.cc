@@ -44,12 +44,11 @@ using Clock = WallClock;
 }  // namespace
 
 void RankTrainer::runOverlapped(Run& r) {
-  Replica& replica = *r.replica;
-  FlatModel& flat = replica.flat();
+  WorkerCompute& replica = *r.compute;
   const bool simulated = world_.simulatedClock();
   const bool gates = r.scheduler->gatesForward();
   const int stages = replica.stageCount();
-  GradientPipeline pipeline(world_, *r.exchange, flat.gradients(), r.buckets, flat.slots(),
+  GradientPipeline pipeline(world_, *r.exchange, replica.gradients(), r.buckets, replica.slots(),
                             r.slotStage);
   RunMeter& meter = *r.meter;
 
@@ -195,10 +194,10 @@ void RankTrainer::runOverlapped(Run& r) {
       backwardMeasured = replica.backward();
     }
     // Every gradient must have fired, or a unit would never become ready.
-    TETRAD_CHECK(fired.size() == flat.slots().size(), Error,
+    TETRAD_CHECK(fired.size() == replica.slots().size(), Error,
                  "rank {}: backward produced {} of {} gradients (a parameter unused by the "
                  "model?)",
-                 world_.rank(), fired.size(), flat.slots().size());
+                 world_.rank(), fired.size(), replica.slots().size());
     if (simulated) {
       double forwardMeasured = 0;
       for (double seconds : forward.stageSeconds) forwardMeasured += seconds;

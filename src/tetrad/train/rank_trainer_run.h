@@ -6,16 +6,15 @@
 
 #include "tetrad/arch/registry.h"
 #include "tetrad/sched/registry.h"
-#include "tetrad/train/timeline.h"
 #include "tetrad/sync/registry.h"
-#include "tetrad/train/batch.h"
 #include "tetrad/train/checkpoint_store.h"
 #include "tetrad/train/compute_pool.h"
 #include "tetrad/train/gradient_error.h"
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/nonfinite_guard.h"
 #include "tetrad/train/rank_trainer.h"
-#include "tetrad/train/replica.h"
+#include "tetrad/train/timeline.h"
+#include "tetrad/train/worker_compute.h"
 #include "tetrad/transport/prefix_transport.h"
 #include "tetrad/transport/tag_space.h"
 
@@ -30,7 +29,7 @@ struct RankTrainer::Run {
   std::unique_ptr<NonFiniteGuard> guard;  // workers
   std::unique_ptr<Timeline> timeline;     // every rank (events of workers)
   Tag timelineTag = 0;
-  std::unique_ptr<Replica> replica;
+  std::unique_ptr<WorkerCompute> compute;  // workers: what computes (worker_compute.h)
   SyncPolicyPtr sync;
   SchedulerPtr scheduler;
   std::vector<BucketRange> buckets;  // the scheduler's units, in send order
@@ -38,7 +37,6 @@ struct RankTrainer::Run {
   ExchangePtr exchange;
   std::unique_ptr<RunMeter> meter;
   std::unique_ptr<LrSchedule> schedule;
-  std::unique_ptr<BatchBuilder> testBatches;
   std::vector<int64_t> testShard;
   std::vector<int64_t> fullTestSet;  // rank 0: its own model's evaluation (gossip)
   int64_t perEpoch = 0, total = 0, logEvery = 1;

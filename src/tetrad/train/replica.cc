@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/evaluation.h"
 #include "tetrad/train/wall_clock.h"
 
 namespace tetrad::train {
@@ -19,7 +20,8 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
       data_(data),
       sampler_(data.train.labels, data.train.numClasses, rank, workers, config.partition,
                config.given.seed),
-      batches_(data.train, data.mean, data.stddev) {
+      batches_(data.train, data.mean, data.stddev),
+      testBatches_(data.test, data.mean, data.stddev) {
   const TrainConfig& c = config.given;
   model_ = makeSeededModel(
       c.model, {data.train.channels, data.train.height, data.train.width, data.train.numClasses},
@@ -51,6 +53,34 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
 }
 
 Replica::~Replica() = default;
+
+EvalResult Replica::evaluate(const std::vector<int64_t>& samples, Transport& group,
+                             const AllreduceOptions& options) {
+  return evaluateOnRanks(*model_, testBatches_, samples, group, options);
+}
+
+int64_t ReplicaSource::stepsPerEpoch(int workers, int batch) const {
+  return train::stepsPerEpoch(data_.train.size(), workers, batch);
+}
+
+std::unique_ptr<WorkerCompute> ReplicaSource::makeWorker(int rank, int workers) {
+  return std::make_unique<Replica>(config_, data_, rank, workers);
+}
+
+ModelShape ReplicaSource::serverShape() {
+  const Dataset& train = data_.train;
+  ModelPtr model = makeSeededModel(config_.given.model,
+                                   {train.channels, train.height, train.width, train.numClasses},
+                                   config_.given.seed);
+  ModelShape shape;
+  for (const auto& [name, p] : model->named_parameters().pairs()) {
+    shape.slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
+    shape.slotStage.push_back(model->stageOfParameter(name));
+  }
+  for (int s = 0; s < model->stageCount(); ++s) shape.stageFlops.push_back(model->stageFlops(s));
+  shape.forwardFlops = model->forwardFlops();
+  return shape;
+}
 
 void Replica::installReadyHook(size_t slot) {
   std::shared_ptr<torch::autograd::Node> accumulator =

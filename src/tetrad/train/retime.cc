@@ -10,10 +10,10 @@
 #include <sstream>
 
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

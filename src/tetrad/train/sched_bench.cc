@@ -6,6 +6,7 @@
 
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/sched/pipeline_cost.h"
 #include "tetrad/sched/plan_spec.h"
 #include "tetrad/sched/planned_scheduler.h"
@@ -13,7 +14,6 @@
 #include "tetrad/train/models.h"
 #include "tetrad/train/schedule_setup.h"
 #include "tetrad/train/trainer.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

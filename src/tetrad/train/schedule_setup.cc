@@ -9,6 +9,20 @@
 
 namespace tetrad::train {
 
+void broadcastValues(Transport& world, std::span<double> values, Tag tag,
+                     PayloadFreeTables* tables) {
+  const bool relay = tables != nullptr && !world.carriesPayload();
+  if (relay && world.rank() == 0) tables->broadcasts[tag].assign(values.begin(), values.end());
+  broadcast(world, std::as_writable_bytes(values), {BroadcastAlgorithm::kBinomial, 0, tag});
+  if (relay && world.rank() != 0) {
+    const auto it = tables->broadcasts.find(tag);
+    TETRAD_CHECK(it != tables->broadcasts.end() && it->second.size() == values.size(), Error,
+                 "rank {}: set-up values of tag {} received before rank 0 left them", world.rank(),
+                 tag);
+    std::copy(it->second.begin(), it->second.end(), values.begin());
+  }
+}
+
 std::vector<double> plannedBackwardSeconds(double batchSeconds, const std::vector<int>& slotStage,
                                            const std::vector<double>& stageFlops) {
   double total = 0;
@@ -34,7 +48,8 @@ struct AlphaBeta {
 
 // Rank 0 times ring all-reduces of two sizes among the workers; every rank
 // of the world gets its α and β.
-AlphaBeta calibrate(Transport& world, Transport* workers, int workerCount, Tag tag) {
+AlphaBeta calibrate(Transport& world, Transport* workers, int workerCount, Tag tag,
+                    PayloadFreeTables* tables) {
   std::array<double, 2> fitted{0, 0};
   if (workers != nullptr && workerCount > 1) {
     const size_t small = 64, large = size_t(1) << 20;  // floats: 256 B and 4 MiB
@@ -57,19 +72,18 @@ AlphaBeta calibrate(Transport& world, Transport* workers, int workerCount, Tag t
     fitted[0] = tSmall / (2 * (p - 1));
     fitted[1] = std::max(0.0, (tLarge - tSmall) / (2 * (p - 1) / p * double(large - small) * 4));
   }
-  broadcast(world, std::as_writable_bytes(std::span(fitted)),
-            {BroadcastAlgorithm::kBinomial, 0, tag + kCollectiveTagSpan});
+  broadcastValues(world, fitted, tag + kCollectiveTagSpan, tables);
   return {fitted[0], fitted[1]};
 }
 
 }  // namespace
 
 sched::CommCost messageCost(const ResolvedConfig& config, Transport& world, Transport* workers,
-                            int workerCount, Tag tag) {
+                            int workerCount, Tag tag, PayloadFreeTables* tables) {
   // Measured rather than read from the spec: SimGrid's network model scales
   // latencies and bandwidths (LV08: ×13.01 and ×0.97), routes cross several
   // links, and under MPI there is no spec at all.
-  const AlphaBeta link = calibrate(world, workers, workerCount, tag);
+  const AlphaBeta link = calibrate(world, workers, workerCount, tag, tables);
   const std::string source = "calibrated";
   const int p = workerCount;
   const ArchShape& arch = config.arch;

@@ -28,6 +28,7 @@
 #include "tetrad/collectives/collective_options.h"
 #include "tetrad/sched/comm_cost.h"
 #include "tetrad/train/train_config.h"
+#include "tetrad/train/worker_compute.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::train {
@@ -45,7 +46,14 @@ std::vector<double> plannedBackwardSeconds(double batchSeconds, const std::vecto
 // on servers); every rank of `world` calls it (the MPI calibration uses the
 // first two collective ranges of `tag`'s kScheduleTagSpan; the third is the
 // trainer's, for the probe).
+// `tables`: a payload-free simulation's (worker_compute.h), else null.
 sched::CommCost messageCost(const ResolvedConfig& config, Transport& world, Transport* workers,
-                            int workerCount, Tag tag);
+                            int workerCount, Tag tag, PayloadFreeTables* tables = nullptr);
+
+// Broadcasts `values` from rank 0 of `world` (binomial tree, `tag`); with
+// `tables` and a payload-free world, the values travel through the tables
+// while the same messages are sent.
+void broadcastValues(Transport& world, std::span<double> values, Tag tag,
+                     PayloadFreeTables* tables);
 
 }  // namespace tetrad::train

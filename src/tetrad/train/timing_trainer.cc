@@ -6,13 +6,14 @@
 #include <memory>
 
 #include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/sched/model_shapes.h"
+#include "tetrad/sync/registry.h"
 #include "tetrad/train/compute_probe.h"
-#include "tetrad/train/model_file.h"
 #include "tetrad/train/models.h"
+#include "tetrad/train/rank_trainer.h"
 #include "tetrad/train/run_recorder.h"
 #include "tetrad/transport/analytic_network.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {
@@ -40,67 +41,39 @@ NominalData nominalData(const TrainConfig& c) {
   return d;
 }
 
-// A layer whose first tensor has two or more dimensions (a linear weight or
-// a convolution kernel) counts its FLOPs, as train/models.cc does; batch
-// norm layers do not.
-double modelForwardFlops(const std::vector<sched::LayerShape>& layers) {
-  double flops = 0;
-  for (const sched::LayerShape& layer : layers) {
-    if (!layer.tensorShapes.empty() && layer.tensorShapes.front().size() >= 2) {
-      flops += layer.forwardFlops;
-    }
-  }
-  return flops;
-}
-
-// A model file's workload: its tensors and counted FLOPs (scripted_model.h),
-// from the module loaded once for the data set's input shape.
-TimingWorkload fileWorkload(const std::string& path, const sched::ModelInput& input) {
+// The model's workload: tensors, stages, FLOPs and floating buffers, from
+// the LibTorch module built once for the data set's input shape (built-in or
+// a TorchScript file, scripted_model.h).
+TimingWorkload modelWorkload(const std::string& name, const sched::ModelInput& input) {
   const ModelPtr model =
-      makeModel(path, {input.channels, input.height, input.width, input.classes});
+      makeModel(name, {input.channels, input.height, input.width, input.classes});
   TimingWorkload w;
-  for (const auto& [name, p] : model->named_parameters().pairs()) {
-    w.slots.push_back({name, size_t(p.numel()), p.sizes().vec()});
+  for (const auto& [tensorName, p] : model->named_parameters().pairs()) {
+    w.shape.slots.push_back({tensorName, size_t(p.numel()), p.sizes().vec()});
+    w.shape.slotStage.push_back(model->stageOfParameter(tensorName));
+  }
+  for (int s = 0; s < model->stageCount(); ++s) {
+    w.shape.stageFlops.push_back(model->stageFlops(s));
+    w.stageNames.push_back(model->stageName(s));
   }
   for (const torch::Tensor& b : model->buffers()) {
     if (b.is_floating_point()) w.bufferFloats += size_t(b.numel());
   }
-  w.forwardFlops = model->forwardFlops();
-  return w;
-}
-
-// A built-in model's workload: the layer tables of sched/model_shapes.h.
-TimingWorkload builtInWorkload(const std::string& model, const sched::ModelInput& input) {
-  const std::vector<sched::LayerShape> layers = sched::modelLayers(model, input);
-  TimingWorkload w;
-  for (const sched::LayerShape& layer : layers) {
-    const bool pair = layer.tensorElements.size() == 2;
-    for (size_t t = 0; t < layer.tensorElements.size(); ++t) {
-      w.slots.push_back({layer.name + (pair && t == 1 ? ".bias" : ".weight"),
-                         size_t(layer.tensorElements[t]), layer.tensorShapes[t]});
-    }
-  }
-  // Batch-norm layers (named "bn", "bn1", "shortcut.bn", ...) keep a running
-  // mean and variance per channel (their tensors: weight and bias, one per
-  // channel); models.cc's BatchNorm2d has no other floating buffer.
-  for (const sched::LayerShape& layer : layers) {
-    const std::string_view name = layer.name;
-    const size_t dot = name.rfind('.');
-    const std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
-    if (last.starts_with("bn") && !layer.tensorElements.empty())
-      w.bufferFloats += 2 * size_t(layer.tensorElements[0]);
-  }
-  w.forwardFlops = modelForwardFlops(layers);
+  w.shape.forwardFlops = model->forwardFlops();
   return w;
 }
 
 }  // namespace
 
+bool needsPayloads(const ResolvedConfig& config) {
+  const bool pushPull = makeSyncPolicy(config.given.sync)->mode() == SyncMode::kPushPull;
+  return config.arch.holdsWeights() || (config.arch.mixesModels && pushPull);
+}
+
 TimingWorkload timingWorkload(const ResolvedConfig& config) {
   const TrainConfig& c = config.given;
   const NominalData data = nominalData(c);
-  TimingWorkload w = isModelFile(c.model) ? fileWorkload(c.model, data.input)
-                                          : builtInWorkload(c.model, data.input);
+  TimingWorkload w = modelWorkload(c.model, data.input);
   w.trainSamples = data.trainSamples;
   if (config.compute.kind == ComputeSpec::Kind::kMeasured) {
     w.probe = measureComputeProbe(
@@ -114,7 +87,7 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
   const TrainConfig& c = config.given;
   const TimingWorkload workload = timingWorkload(config);
   int64_t parameters = 0;
-  for (const ParameterSlot& slot : workload.slots) parameters += int64_t(slot.count);
+  for (const ParameterSlot& slot : workload.shape.slots) parameters += int64_t(slot.count);
 
   LaunchOptions launchOptions;
   launchOptions.cluster = c.cluster;
@@ -127,15 +100,14 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
   }
   launchOptions.timeoutSeconds = c.timeout;
   launchOptions.simConfig = config.simConfig;
-  // The parameter server parses its packets: it needs payloads.
-  launchOptions.payloadFree = !config.arch.holdsWeights();
+  // The parameter server parses its packets and AD-PSGD's passive task
+  // averages the models it receives: they need payloads.
+  launchOptions.payloadFree = !needsPayloads(config);
   launchOptions.analyticCollectives = c.engine == "analytic";
 
   TrainSummary summary;
-  std::vector<RankTotals> totals;
-  std::vector<float> shared;
+  NominalSource source(config, workload, launchOptions.payloadFree);
   launch(launchOptions, [&](Transport& t) {
-    if (totals.size() != size_t(t.size())) totals.resize(size_t(t.size()));  // first rank to run
     const int servers = config.arch.serverRanks;
     const int workers = c.workers > 0 ? c.workers : t.size() - servers;
     std::unique_ptr<RunRecorder> recorder;
@@ -159,7 +131,7 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
                 : "");
       std::fflush(stdout);
     }
-    RankResult r = runTimingRank(config, workload, t, recorder.get(), totals, shared);
+    RankResult r = RankTrainer(config, source, t, recorder.get()).run();
     if (t.rank() != 0) return;
     summary.timingOnly = true;
     summary.folder = recorder ? recorder->folder() : "";

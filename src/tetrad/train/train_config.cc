@@ -13,6 +13,7 @@
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
@@ -21,7 +22,6 @@
 #include "tetrad/train/lr_schedule.h"
 #include "tetrad/train/model_file.h"
 #include "tetrad/train/partition.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {
@@ -74,6 +74,10 @@ void checkEngine(const ResolvedConfig& r) {
   TETRAD_CHECK(!r.arch.holdsWeights(), InvalidArgument,
                "--engine analytic needs payload-free messages; a parameter server's timing-only "
                "run carries its packets (use --engine simgrid)");
+  TETRAD_CHECK(!(r.arch.mixesModels && makeSyncPolicy(c.sync)->mode() == SyncMode::kPushPull),
+               InvalidArgument,
+               "--engine analytic needs payload-free messages; AD-PSGD's timing-only run carries "
+               "the models it averages (use --engine simgrid)");
   const auto chosen = [&](const std::string& item) {
     return std::find(r.simConfig.begin(), r.simConfig.end(), item) != r.simConfig.end();
   };
@@ -243,12 +247,16 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(c.targetAccuracy >= 0 && c.targetAccuracy <= 1, InvalidArgument,
                "invalid --target-accuracy {}: must be in [0, 1]", c.targetAccuracy);
   if (c.timingOnly) checkTimingOnly(r);
-  TETRAD_CHECK(!(c.timingOnly && scheduler->overlapsBackward()), Unsupported,
-               "--timing-only simulates --sched none only: --sched {} overlaps the exchange with a "
-               "real run's per-layer backward pass",
-               r.sched);
-  TETRAD_CHECK(c.timeline == "on" || c.timeline == "off", InvalidArgument,
-               "invalid --timeline '{}': use on or off", c.timeline);
+  TETRAD_CHECK(c.timeline == "on" || c.timeline == "off" || c.timeline == "auto", InvalidArgument,
+               "invalid --timeline '{}': use on, off or auto", c.timeline);
+  if (c.timeline == "auto") r.given.timeline = c.timingOnly ? "off" : "on";
+  // Payload-free messages cannot carry the ranks' events to rank 0.
+  const bool adpsgd = r.arch.mixesModels && sync->mode() == SyncMode::kPushPull;
+  TETRAD_CHECK(!(c.timingOnly && r.given.timeline == "on" && !r.arch.holdsWeights() && !adpsgd),
+               Unsupported,
+               "--timeline on with --timing-only: the payload-free simulation carries no event "
+               "data to rank 0 (--arch {}); record the timeline on a real run",
+               r.arch.canonical);
   TETRAD_CHECK(c.timelineIterations >= 1, InvalidArgument,
                "invalid --timeline-iterations {}: need at least 1", c.timelineIterations);
   r.onNonFinite = parseNonFinitePolicy(c.onNonFinite);

@@ -85,9 +85,11 @@ struct TrainConfig {
   // Simulate time and traffic only (timing_trainer.h): no model, no data,
   // payload-free messages of the method's exact sizes.
   bool timingOnly = false;
-  // runs/<name>/timeline.json (Chrome trace): "on" or "off"; the first and
-  // last N iterations are kept.
-  std::string timeline = "on";
+  // runs/<name>/timeline.json (Chrome trace): "on", "off" or "auto" (on,
+  // except for timing-only runs, whose worlds may hold thousands of ranks);
+  // the first and last N iterations are kept. resolveConfig() turns "auto"
+  // into on or off in ResolvedConfig::given.
+  std::string timeline = "auto";
   int64_t timelineIterations = 10;
   // Reliability (docs/reliability.md).
   std::string onNonFinite = "stop";  // stop | skip (nonfinite_guard.h)

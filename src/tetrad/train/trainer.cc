@@ -12,6 +12,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/launch/launcher.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/train/compute_pool.h"
 #include "tetrad/train/dataset.h"
@@ -23,7 +24,6 @@
 #include "tetrad/train/stop_signal.h"
 #include "tetrad/train/timing_trainer.h"
 #include "tetrad/transport/diagnostics.h"
-#include "tetrad/launch/launcher.h"
 
 namespace tetrad::train {
 namespace {

@@ -42,12 +42,12 @@ struct TrainSummary {
   double targetAccuracy = 0;  // 0: none
   double timeToTarget = -1;   // training time when first reached; -1: never
   int64_t iterationsToTarget = -1;
-  double trainTime = 0;             // engine clock (simulated or wall), evaluation excluded
-  double wallTime = 0;              // wall seconds of the training loop, evaluation excluded
-  double throughput = 0;            // samples per second of training time
+  double trainTime = 0;   // engine clock (simulated or wall), evaluation excluded
+  double wallTime = 0;    // wall seconds of the training loop, evaluation excluded
+  double throughput = 0;  // samples per second of training time
   RunStatus status = RunStatus::kFinished;
-  std::string error;                // why the run did not finish
-  int64_t skippedSteps = 0;         // --on-nonfinite skip
+  std::string error;         // why the run did not finish
+  int64_t skippedSteps = 0;  // --on-nonfinite skip
   // The compressor measured on rank 0's gradients (gradient_error.h):
   // Σ‖C(g) − g‖² / Σ‖g‖² over that many iterations; -1: not measured.
   double compressionError = -1;

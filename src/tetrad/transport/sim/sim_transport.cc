@@ -10,8 +10,8 @@
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include "tetrad/core/error.h"
-#include "tetrad/transport/sim/sim_queue.h"
 #include "tetrad/transport/diagnostics.h"
+#include "tetrad/transport/sim/sim_queue.h"
 #include "tetrad/transport/sim/sim_request.h"
 
 namespace tetrad::sim {
@@ -203,7 +203,9 @@ void SimTransport::sleepFor(double seconds) {
   if (seconds > 0) s4u::this_actor::sleep_for(seconds);
 }
 
-void SimTransport::yieldToPeers() { s4u::this_actor::yield(); }
+void SimTransport::yieldToPeers() {
+  s4u::this_actor::yield();
+}
 
 TaskPtr SimTransport::spawn(std::string name, std::function<void()> body) {
   return std::make_unique<SimTask>(*this, std::move(name), std::move(body));
