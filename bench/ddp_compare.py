@@ -36,7 +36,7 @@ def read_idx(path):
     return torch.frombuffer(bytearray(data[4 + 4 * dims:]), dtype=torch.uint8).reshape(shape)
 
 
-class Cnn(nn.Module):  # tetrad's cnn (src/tetrad/train/models.cc)
+class Cnn(nn.Module):  # tetrad's cnn (src/tetrad/train/compute/models.cc)
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(1, 32, 5, padding=2)

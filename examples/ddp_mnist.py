@@ -74,7 +74,7 @@ def load(data, split):
     return ((images.float() / 255.0 - MEAN) / STD).unsqueeze(1), labels
 
 
-class Cnn(nn.Module):  # tetrad's cnn (src/tetrad/train/models.cc)
+class Cnn(nn.Module):  # tetrad's cnn (src/tetrad/train/compute/models.cc)
     def __init__(self):
         super().__init__()
         self.conv1 = nn.Conv2d(1, 32, 5, padding=2)

@@ -25,7 +25,7 @@
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/validation.h"
-#include "tetrad/train/model_file.h"
+#include "tetrad/train/compute/model_file.h"
 
 namespace tetrad::app {
 namespace {

@@ -6,7 +6,7 @@
 // cell of the bandwidth × latency grid (star networks "sim:BW,LAT"), per
 // seed, then the mean over the seeds:
 //   synchronous methods (bsp, local:H, post-local, gossip D-PSGD/CHOCO,
-//     every schedule): retimed exactly (train/retime.h): the run's own
+//     every schedule): retimed exactly (train/timing/retime.h): the run's own
 //     iterations on the cell's network; its time to target there;
 //   asynchronous methods (ssp, asp, AD-PSGD): the cost model's time per
 //     iteration on the cell's network × the run's measured iterations to
@@ -38,7 +38,7 @@
 #include "tetrad/model/network_model.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/sync/registry.h"
-#include "tetrad/train/retime.h"
+#include "tetrad/train/timing/retime.h"
 
 namespace tetrad::app {
 namespace {

@@ -1,10 +1,10 @@
 // `tetrad bench checkpoint`: writing one worker's checkpoint against a plain
-// write of the same bytes, and reading it back (train/checkpoint_bench.h).
+// write of the same bytes, and reading it back (train/bench/checkpoint_bench.h).
 #include <cstdio>
 #include <memory>
 
 #include "command.h"
-#include "tetrad/train/checkpoint_bench.h"
+#include "tetrad/train/bench/checkpoint_bench.h"
 
 namespace tetrad::app {
 namespace {

@@ -1,13 +1,13 @@
 // `tetrad bench sched`: every scheduling policy against `none` on a
 // simulated star, per model × workers × bandwidth — the simulated time of one
 // iteration, the pipeline model's prediction beside it, and the speed-up over
-// `none` both ways (train/sched_bench.h says how each column is obtained).
+// `none` both ways (train/bench/sched_bench.h says how each column is obtained).
 #include <cstdio>
 #include <memory>
 
 #include "command.h"
 #include "tetrad/core/error.h"
-#include "tetrad/train/sched_bench.h"
+#include "tetrad/train/bench/sched_bench.h"
 
 namespace tetrad::app {
 namespace {

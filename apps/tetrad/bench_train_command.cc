@@ -1,11 +1,11 @@
 // `tetrad bench train-overhead`: single-worker throughput of the tetrad
 // trainer against a plain LibTorch loop with the same model, batch and
-// threads, measured in the same run (src/tetrad/train/overhead_bench.h).
+// threads, measured in the same run (src/tetrad/train/bench/overhead_bench.h).
 #include <cstdio>
 #include <memory>
 
 #include "command.h"
-#include "tetrad/train/overhead_bench.h"
+#include "tetrad/train/bench/overhead_bench.h"
 
 namespace tetrad::app {
 namespace {

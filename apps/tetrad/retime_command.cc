@@ -1,12 +1,12 @@
 // `tetrad retime RUN --cluster SPEC`: a finished run of a synchronous method
-// timed on another network without training again (src/tetrad/train/retime.h,
+// timed on another network without training again (src/tetrad/train/timing/retime.h,
 // docs/training.md "Retiming a run").
 #include <cstdio>
 #include <memory>
 
 #include "command.h"
 #include "tetrad/core/error.h"
-#include "tetrad/train/retime.h"
+#include "tetrad/train/timing/retime.h"
 
 namespace tetrad::app {
 namespace {

@@ -25,8 +25,8 @@
 #include "tetrad/experiment/sweep_file.h"
 #include "tetrad/experiment/sweep_runner.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/nominal_compute.h"
-#include "tetrad/train/timing_trainer.h"
+#include "tetrad/train/compute/nominal_compute.h"
+#include "tetrad/train/timing/timing_trainer.h"
 #include "train_options.h"
 
 namespace tetrad::app {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/npy_dataset.h"
-#include "tetrad/train/npy_reader.h"
+#include "tetrad/train/data/npy_dataset.h"
+#include "tetrad/train/data/npy_reader.h"
 
 int main(int argc, char** argv) {
   using namespace tetrad::train;

@@ -1,6 +1,6 @@
 // NPY reader: round trips, strict header checks, and a seeded fuzz loop
 // (every mutation of a valid file either parses or throws InvalidArgument).
-#include "tetrad/train/npy_reader.h"
+#include "tetrad/train/data/npy_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/npy_dataset.h"
+#include "tetrad/train/data/npy_dataset.h"
 
 namespace tetrad::train {
 namespace {

@@ -1,4 +1,4 @@
-// Model shapes (parameter counts match train/models.cc) and the prediction
+// Model shapes (parameter counts match train/compute/models.cc) and the prediction
 // table of docs/scheduling.md.
 #include <gtest/gtest.h>
 

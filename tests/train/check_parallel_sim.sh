@@ -1,6 +1,6 @@
 #!/bin/sh
 # usage: check_parallel_sim.sh TETRAD OUT_DIR
-# Parallel simulation (train/compute_pool.h): every method below runs once
+# Parallel simulation (train/compute/compute_pool.h): every method below runs once
 # with --sim-threads 1 (passes inline, one at a time) and once with
 # --sim-threads 3 (passes on a pool of three threads while the actors sleep
 # through their charges). metrics.jsonl must be identical as text apart from

@@ -1,6 +1,6 @@
 #!/bin/sh
 # usage: check_retime.sh TETRAD OUT_DIR TOOLS_DIR
-# `tetrad retime` (train/retime.h): for Top-k with error feedback on an
+# `tetrad retime` (train/timing/retime.h): for Top-k with error feedback on an
 # all-reduce ring and for D-PSGD on a ring (whose consensus metrics and
 # evaluations of the average model send messages too), a run trained on
 # 1 Gb/s and retimed onto 10 Gb/s gives the training time, time to target,

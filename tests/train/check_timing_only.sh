@@ -1,7 +1,7 @@
 #!/bin/sh
 # usage: check_timing_only.sh TETRAD OUT_DIR CLUSTER
 # Parity of timing-only simulation with the real loop (the same worker loop
-# on a LibTorch replica or on a nominal one, train/worker_compute.h): for
+# on a LibTorch replica or on a nominal one, train/compute/worker_compute.h): for
 # every method of configs/survey.toml, every schedule (wfbp, fusion, mgwfbp,
 # priority) and the gossip variants CHOCO and AD-PSGD, a real run (LibTorch,
 # payloads) and a --timing-only run (no model, payload-free) of 8 workers on CLUSTER

@@ -1,4 +1,4 @@
-// Checkpoint and resume (train/checkpoint_store.h, rank_trainer_checkpoint.cc)
+// Checkpoint and resume (train/checkpoint/checkpoint_store.h, rank_trainer_checkpoint.cc)
 // on the SimGrid engine:
 //   - a run stopped after iteration N (the stop-signal test hook) and
 //     resumed ends with the parameters of the uninterrupted run bit for bit,
@@ -24,10 +24,10 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/checkpoint_file.h"
-#include "tetrad/train/checkpoint_store.h"
-#include "tetrad/train/rank_trainer.h"
-#include "tetrad/train/run_recorder.h"
+#include "tetrad/train/checkpoint/checkpoint_file.h"
+#include "tetrad/train/checkpoint/checkpoint_store.h"
+#include "tetrad/train/loop/rank_trainer.h"
+#include "tetrad/train/record/run_recorder.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

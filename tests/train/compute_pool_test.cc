@@ -1,7 +1,7 @@
-// ComputePool (train/compute_pool.h): measured passes of simulated ranks run
+// ComputePool (train/compute/compute_pool.h): measured passes of simulated ranks run
 // side by side while the ranks wait without moving their clocks, and the
 // CPU clock that times them does not count waiting.
-#include "tetrad/train/compute_pool.h"
+#include "tetrad/train/compute/compute_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/wall_clock.h"
+#include "tetrad/train/compute/wall_clock.h"
 
 namespace tetrad::train {
 namespace {

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/compute_model.h"
-#include "tetrad/train/lr_schedule.h"
+#include "tetrad/train/compute/compute_model.h"
+#include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/train_config.h"
 
 namespace tetrad::train {

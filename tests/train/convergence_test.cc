@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tetrad/train/dataset.h"
+#include "tetrad/train/data/dataset.h"
 #include "tetrad/train/trainer.h"
 #include "train_test_util.h"
 

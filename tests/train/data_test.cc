@@ -7,10 +7,10 @@
 #include <fstream>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/cifar_reader.h"
-#include "tetrad/train/dataset.h"
-#include "tetrad/train/idx_reader.h"
-#include "tetrad/train/synthetic.h"
+#include "tetrad/train/data/cifar_reader.h"
+#include "tetrad/train/data/dataset.h"
+#include "tetrad/train/data/idx_reader.h"
+#include "tetrad/train/data/synthetic.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/plain_loop.h"
+#include "tetrad/train/bench/plain_loop.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

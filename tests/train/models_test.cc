@@ -1,11 +1,11 @@
 // Models, the flat gradient buffer and batch assembly.
-#include "tetrad/train/models.h"
+#include "tetrad/train/compute/models.h"
 
 #include <gtest/gtest.h>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/batch.h"
-#include "tetrad/train/flat_model.h"
+#include "tetrad/train/data/batch.h"
+#include "tetrad/train/compute/flat_model.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

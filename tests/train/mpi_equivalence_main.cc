@@ -8,7 +8,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/plain_loop.h"
+#include "tetrad/train/bench/plain_loop.h"
 #include "train_test_util.h"
 
 int main(int argc, char** argv) {

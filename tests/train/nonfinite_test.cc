@@ -1,4 +1,4 @@
-// The non-finite guard (train/nonfinite_guard.h) and the collective checks in
+// The non-finite guard (train/loop/nonfinite_guard.h) and the collective checks in
 // a full training run, on the SimGrid engine: a NaN injected into one
 // worker's gradient stops every worker at that iteration with the same error
 // naming rank, iteration and tensor; with skip every worker skips the same
@@ -12,8 +12,8 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/nonfinite_guard.h"
-#include "tetrad/train/rank_trainer.h"
+#include "tetrad/train/loop/nonfinite_guard.h"
+#include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/transport/diagnostics.h"
 #include "train_test_util.h"
 

@@ -1,6 +1,6 @@
 // Partitioning: iid strided shards reproduce the single-worker batches;
 // Dirichlet shards are disjoint, complete, deterministic and skewed.
-#include "tetrad/train/partition.h"
+#include "tetrad/train/data/partition.h"
 
 #include <gtest/gtest.h>
 

@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/sched_bench.h"
-#include "tetrad/train/timeline.h"
+#include "tetrad/train/bench/sched_bench.h"
+#include "tetrad/train/record/timeline.h"
 #include "tetrad/train/trainer.h"
 #include "train_test_util.h"
 

@@ -1,7 +1,7 @@
 // TorchScript models (scripted_model.h) and the FLOP counter behind them.
 // The modules are written by make_scripted_models.py (python3-torch), once
 // per build folder, into ./scripted_models (ctest runs in the build folder).
-#include "tetrad/train/scripted_model.h"
+#include "tetrad/train/compute/scripted_model.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/flop_counter.h"
-#include "tetrad/train/plain_loop.h"
+#include "tetrad/train/compute/flop_counter.h"
+#include "tetrad/train/bench/plain_loop.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

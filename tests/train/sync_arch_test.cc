@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/plain_loop.h"
+#include "tetrad/train/bench/plain_loop.h"
 #include "tetrad/train/trainer.h"
 #include "train_test_util.h"
 

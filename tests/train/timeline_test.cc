@@ -1,7 +1,7 @@
 // The timeline recorder (bounding, concurrent add(), gather at rank 0 over a
 // simulated world) and its Chrome-trace writer (JSON parsed back, atomic
 // write), with the overlap and total helpers.
-#include "tetrad/train/timeline.h"
+#include "tetrad/train/record/timeline.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/timeline_json.h"
+#include "tetrad/train/record/timeline_json.h"
 
 namespace tetrad::train {
 namespace {

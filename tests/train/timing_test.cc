@@ -1,11 +1,11 @@
-// Timing-only runs (train/timing_trainer.h): the workload they simulate is
+// Timing-only runs (train/timing/timing_trainer.h): the workload they simulate is
 // the real model's, tensor for tensor, and the probe measures something.
 #include <gtest/gtest.h>
 
 #include "tetrad/sched/model_shapes.h"
-#include "tetrad/train/models.h"
-#include "tetrad/train/nominal_compute.h"
-#include "tetrad/train/timing_trainer.h"
+#include "tetrad/train/compute/models.h"
+#include "tetrad/train/compute/nominal_compute.h"
+#include "tetrad/train/timing/timing_trainer.h"
 #include "tetrad/train/train_config.h"
 
 namespace tetrad::train {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "tetrad/train/dataset.h"
+#include "tetrad/train/data/dataset.h"
 #include "tetrad/train/train_config.h"
 #include "tetrad/transport/transport.h"
 

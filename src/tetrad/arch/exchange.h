@@ -126,7 +126,7 @@ class Exchange {
   // This rank's server statistics (empty on ranks without a server).
   virtual ExchangeStats stats() const { return {}; }
 
-  // Checkpoints (train/checkpoint_store.h): collective over the workers, at
+  // Checkpoints (train/checkpoint/checkpoint_store.h): collective over the workers, at
   // a quiescent cut — every worker between two iterations (or local steps),
   // none with an exchange in flight. saveState() returns the state that
   // decides this worker's future exchanges as bytes: compressor states per

@@ -54,7 +54,7 @@ class Unsupported : public Error {
   using Error::Error;
 };
 
-// Training produced a NaN or an Inf (train/nonfinite_guard.h). Thrown on
+// Training produced a NaN or an Inf (train/loop/nonfinite_guard.h). Thrown on
 // every rank alike, after the ranks agreed on it and ended the run together,
 // so the command exits non-zero without aborting the other ranks.
 class NonFiniteError : public Error {
@@ -63,7 +63,7 @@ class NonFiniteError : public Error {
 };
 
 // A stop signal (SIGINT, SIGTERM) ended a training run after every rank
-// wrote a checkpoint (train/stop_signal.h); thrown on every rank alike. The
+// wrote a checkpoint (train/checkpoint/stop_signal.h); thrown on every rank alike. The
 // command exits with status 3.
 class Interrupted : public Error {
  public:

@@ -6,7 +6,7 @@
 // method's time to target there (the mean over the seeds it was trained
 // with): the
 // caller fills the times (apps/tetrad/advise_map.cc retimes synchronous
-// runs exactly, train/retime.h, and predicts asynchronous ones with the
+// runs exactly, train/timing/retime.h, and predicts asynchronous ones with the
 // cost model, marked so). This file owns the grid, the winner of a cell,
 // map.csv and the pictures (gnuplot: the winner per cell as a coloured
 // region map with a legend, one panel per worker count, and time to target

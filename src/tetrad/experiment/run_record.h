@@ -50,7 +50,7 @@ struct RunRecord {
   double commTime = kMissing;            // mean over ranks, seconds
   double lr = kMissing;                  // config.json: the --lr the run trained with
   // summary.json's compression_error.ratio: the run's compressor measured on
-  // its rank 0's gradients (train/gradient_error.h); NaN when not measured.
+  // its rank 0's gradients (train/loop/gradient_error.h); NaN when not measured.
   double compressionError = kMissing;
   // config.json: bytes per gradient bucket; 0 is one bucket per tensor
   // (layer-wise compression: an ablation, labelled so in reports).

@@ -18,7 +18,7 @@
 // the sizes and shapes of the fused buckets that the time model uses
 // (exchange_cost.h): src/tetrad/model has no LibTorch. Real gradients are
 // measured by the training loop, which hands its own gradient buffer and
-// bucket plan to measureBucketError() (train/gradient_error.h records the
+// bucket plan to measureBucketError() (train/loop/gradient_error.h records the
 // result in summary.json; `tetrad advise --map` prefers it). Models larger
 // than kErrorMeasureElements floats are measured on their first buckets up
 // to that many floats, in both.

@@ -2,17 +2,17 @@
 // forward FLOPs of tetrad's models, layer by layer, without LibTorch, and the
 // TensorSlots they give under an assumed compute speed.
 //
-// The tables mirror train/models.cc (same layers, same registration order):
+// The tables mirror train/compute/models.cc (same layers, same registration order):
 //   mlp       Fashion-MNIST 1×28×28: 784→256→128→10          (235,146 params)
 //   cnn       Fashion-MNIST 1×28×28: conv5×5 32, conv5×5 64, fc 512, fc 10
 //                                                             (1,663,370 params)
 //   resnet20  CIFAR-10 3×32×32: He et al.'s 20-layer ResNet with BatchNorm
 //                                                             (272,474 params)
 // modelLayers(model, input) gives the same tables for any input shape (as
-// train/models.cc builds them for that data set); modelLayers(model) uses
+// train/compute/models.cc builds them for that data set); modelLayers(model) uses
 // the inputs above.
 // Forward FLOPs per sample count multiply-adds as 2 FLOPs for convolutions
-// and linear layers (as train/models.cc does) and 4 per output element for
+// and linear layers (as train/compute/models.cc does) and 4 per output element for
 // BatchNorm; activations and pooling are left out.
 //
 // makeWorkload() turns a table into slots in backward-ready order: layers
@@ -56,7 +56,7 @@ struct ModelInput {
 // "mlp", "cnn" or "resnet20"; throws InvalidArgument naming the known models.
 std::vector<LayerShape> modelLayers(std::string_view model);
 // The same for `input`; throws InvalidArgument on an input the model cannot
-// take (as train/models.cc does).
+// take (as train/compute/models.cc does).
 std::vector<LayerShape> modelLayers(std::string_view model, const ModelInput& input);
 
 uint64_t parameterCount(std::span<const LayerShape> layers);

@@ -17,11 +17,11 @@
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
-#include "tetrad/train/compute_model.h"
-#include "tetrad/train/dataset.h"
-#include "tetrad/train/lr_schedule.h"
-#include "tetrad/train/model_file.h"
-#include "tetrad/train/partition.h"
+#include "tetrad/train/compute/compute_model.h"
+#include "tetrad/train/data/dataset.h"
+#include "tetrad/train/loop/lr_schedule.h"
+#include "tetrad/train/compute/model_file.h"
+#include "tetrad/train/data/partition.h"
 
 namespace tetrad::train {
 namespace {

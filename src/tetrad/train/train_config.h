@@ -20,11 +20,11 @@
 
 #include "tetrad/arch/registry.h"
 #include "tetrad/collectives/allreduce.h"
-#include "tetrad/train/compute_model.h"
-#include "tetrad/train/dataset.h"
-#include "tetrad/train/lr_schedule.h"
-#include "tetrad/train/nonfinite_guard.h"
-#include "tetrad/train/partition.h"
+#include "tetrad/train/compute/compute_model.h"
+#include "tetrad/train/data/dataset.h"
+#include "tetrad/train/loop/lr_schedule.h"
+#include "tetrad/train/loop/nonfinite_guard.h"
+#include "tetrad/train/data/partition.h"
 
 namespace tetrad::train {
 

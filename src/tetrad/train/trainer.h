@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "tetrad/train/run_status.h"
+#include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/train_config.h"
 
 namespace tetrad::train {

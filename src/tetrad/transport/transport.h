@@ -184,7 +184,7 @@ class Transport {
   // Lets the other ranks of a simulation that can run at the current
   // simulated time run before this one goes on (SimGrid's yield); the clock
   // does not move. Used while a rank waits for work it handed to a thread
-  // outside the simulation (train/compute_pool.h). A no-op where ranks run
+  // outside the simulation (train/compute/compute_pool.h). A no-op where ranks run
   // on their own (MPI).
   virtual void yieldToPeers() {}
 

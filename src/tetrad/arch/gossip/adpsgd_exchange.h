@@ -7,7 +7,7 @@
 // a thread under MPI) answers the neighbours' requests beside the compute.
 //
 // The worker loop calls pushPull(update, params) once per local step (sync
-// push-pull mode, train/rank_trainer.cc); `update` is not used, `params` is
+// push-pull mode, train/loop/rank_trainer.cc); `update` is not used, `params` is
 // averaged in place. One call:
 //   1. tick: one 9-byte message to the step counter on rank 0 (a part of
 //      rank 0's passive task) and its reply: the number of local steps of

@@ -1,0 +1,126 @@
+#include "tetrad/train/checkpoint/checkpoint_store.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tetrad/core/error.h"
+
+namespace tetrad::train {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kPrefix = "iter-";
+
+// The checkpoint iterations present in `folder` (any completeness).
+std::set<int64_t> iterationsIn(const std::string& folder) {
+  std::set<int64_t> found;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0) continue;
+    const std::string digits = name.substr(std::string(kPrefix).size());
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    found.insert(std::stoll(digits));
+  }
+  return found;
+}
+
+// Keys of config.json that do not change what a run computes.
+const std::set<std::string>& volatileKeys() {
+  static const std::set<std::string> keys = {"name",
+                                             "out",
+                                             "timeout",
+                                             "timeline",
+                                             "stall_warn",
+                                             "check_collectives",
+                                             "checkpoint_every",
+                                             "sim_threads"};
+  return keys;
+}
+
+}  // namespace
+
+CheckpointStore::CheckpointStore(std::string runFolder, int rank, int workers)
+    : runFolder_(std::move(runFolder)), rank_(rank), workers_(workers) {}
+
+std::string CheckpointStore::folder() const {
+  return (fs::path(runFolder_) / "checkpoint").string();
+}
+
+std::string CheckpointStore::pathOf(int64_t iteration, int rank) const {
+  return (fs::path(folder()) / fmt::format("{}{:06}", kPrefix, iteration) /
+          fmt::format("rank-{:05}.ckpt", rank))
+      .string();
+}
+
+void CheckpointStore::write(int64_t iteration, const CheckpointSections& sections) {
+  const std::string path = pathOf(iteration, rank_);
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  TETRAD_CHECK(!ec, Error, "rank {}: cannot create {}: {}", rank_,
+               fs::path(path).parent_path().string(), ec.message());
+  writeCheckpointFile(path, sections);
+  // Keep this one and the previous one; remove this worker's older files
+  // (and a folder once it is empty).
+  for (int64_t old : iterationsIn(folder())) {
+    if (old >= previous_ || old == iteration) continue;
+    const fs::path file = pathOf(old, rank_);
+    fs::remove(file, ec);
+    fs::remove(fs::path(file.string() + ".tmp"), ec);
+    fs::remove(file.parent_path(), ec);  // fails (harmlessly) while not empty
+  }
+  previous_ = iteration;
+}
+
+int64_t CheckpointStore::latestComplete() const {
+  const std::set<int64_t> found = iterationsIn(folder());
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    bool complete = true;
+    for (int r = 0; r < workers_ && complete; ++r) complete = fs::exists(pathOf(*it, r));
+    if (complete) return *it;
+  }
+  return -1;
+}
+
+int64_t CheckpointStore::newest() const {
+  const std::set<int64_t> found = iterationsIn(folder());
+  return found.empty() ? -1 : *found.rbegin();
+}
+
+CheckpointSections CheckpointStore::read(int64_t iteration) const {
+  return readCheckpointFile(pathOf(iteration, rank_));
+}
+
+std::string runIdentity(const std::string& configJson) {
+  nlohmann::json config = nlohmann::json::parse(configJson);
+  for (const std::string& key : volatileKeys()) config.erase(key);
+  return config.dump();  // nlohmann::json keeps keys sorted
+}
+
+std::string describeMismatch(const std::string& checkpointIdentity,
+                             const std::string& currentIdentity) {
+  const nlohmann::json saved = nlohmann::json::parse(checkpointIdentity);
+  const nlohmann::json current = nlohmann::json::parse(currentIdentity);
+  std::string differences;
+  auto add = [&](const std::string& key, const std::string& here, const std::string& there) {
+    if (!differences.empty()) differences += ", ";
+    differences += fmt::format("{} {} (checkpoint: {})", key, here, there);
+  };
+  for (const auto& [key, value] : current.items()) {
+    if (!saved.contains(key)) {
+      add(key, value.dump(), "absent");
+    } else if (saved[key] != value) {
+      add(key, value.dump(), saved[key].dump());
+    }
+  }
+  for (const auto& [key, value] : saved.items()) {
+    if (!current.contains(key)) add(key, "absent", value.dump());
+  }
+  return differences;
+}
+
+}  // namespace tetrad::train

@@ -1,0 +1,59 @@
+// CheckpointStore: where the checkpoints of one run folder live, and which
+// one a resumed run continues from.
+//
+//   RUN/checkpoint/iter-000120/rank-00000.ckpt   one file per worker
+//                                                (checkpoint_file.h)
+// Every worker writes its own file of a checkpoint (no traffic: under MPI
+// the run folder must be on a file system every rank sees, as the
+// launcher's working directory is). A checkpoint is complete once every
+// worker's file has its final name; resume takes the newest complete one.
+// Each worker removes its files of checkpoints older than the one before
+// the newest, so that the newest complete checkpoint always survives: a
+// worker writes checkpoint k+1 only after every worker has passed the
+// collectives that follow checkpoint k, that is after writing it.
+//
+// The identity of a run is its configuration (config.json, train_config.h)
+// without the keys that do not change what it computes (name, out, timeout,
+// timeline, stall warnings, collective checks, checkpoint interval).
+// describeMismatch() names every key that differs.
+//
+// Thread-safety: one store per worker, used by its worker loop.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tetrad/train/checkpoint/checkpoint_file.h"
+
+namespace tetrad::train {
+
+class CheckpointStore {
+ public:
+  CheckpointStore(std::string runFolder, int rank, int workers);
+
+  const std::string& runFolder() const { return runFolder_; }
+  std::string folder() const;  // RUN/checkpoint
+  std::string pathOf(int64_t iteration, int rank) const;
+  // Writes this worker's file of the checkpoint after `iteration`
+  // iterations, then removes its files older than the previous checkpoint.
+  void write(int64_t iteration, const CheckpointSections& sections);
+  // The newest checkpoint every worker's file of which exists; -1 when none.
+  int64_t latestComplete() const;
+  // The newest checkpoint any file of which exists; -1 when none.
+  int64_t newest() const;
+  // This worker's file of checkpoint `iteration` (verified).
+  CheckpointSections read(int64_t iteration) const;
+
+ private:
+  std::string runFolder_;
+  int rank_, workers_;
+  int64_t previous_ = -1;  // the last checkpoint this worker wrote
+};
+
+// The identity of a run from its config.json text; see the header comment.
+std::string runIdentity(const std::string& configJson);
+// "" when equal, else "model cnn (checkpoint: mlp), workers 4 (checkpoint: 2)".
+std::string describeMismatch(const std::string& checkpointIdentity,
+                             const std::string& currentIdentity);
+
+}  // namespace tetrad::train

@@ -1,0 +1,174 @@
+#include "tetrad/train/timing/timing_trainer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "tetrad/core/error.h"
+#include "tetrad/launch/launcher.h"
+#include "tetrad/sched/model_shapes.h"
+#include "tetrad/sync/registry.h"
+#include "tetrad/train/compute/compute_probe.h"
+#include "tetrad/train/compute/models.h"
+#include "tetrad/train/loop/rank_trainer.h"
+#include "tetrad/train/record/run_recorder.h"
+#include "tetrad/transport/analytic_network.h"
+
+namespace tetrad::train {
+namespace {
+
+struct NominalData {
+  sched::ModelInput input;
+  size_t trainSamples = 0;
+};
+
+// The standard shape and training-set size of a data set (dataset.h).
+NominalData nominalData(const TrainConfig& c) {
+  NominalData d;
+  if (c.data == "fashion-mnist" || c.data == "mnist") {
+    d.trainSamples = 60000;
+  } else if (c.data == "cifar10") {
+    d.input = {3, 32, 32, 10};
+    d.trainSamples = 50000;
+  } else if (c.data == "synthetic") {
+    d.trainSamples = 8192;  // synthetic.h's default
+    if (c.trainSamples > 0) d.trainSamples = c.trainSamples;
+  } else {
+    TETRAD_FAIL(InvalidArgument, "--timing-only: unknown --data '{}'", c.data);
+  }
+  if (c.trainSamples > 0) d.trainSamples = std::min(d.trainSamples, c.trainSamples);
+  return d;
+}
+
+// The model's workload: tensors, stages, FLOPs and floating buffers, from
+// the LibTorch module built once for the data set's input shape (built-in or
+// a TorchScript file, scripted_model.h).
+TimingWorkload modelWorkload(const std::string& name, const sched::ModelInput& input) {
+  const ModelPtr model =
+      makeModel(name, {input.channels, input.height, input.width, input.classes});
+  TimingWorkload w;
+  for (const auto& [tensorName, p] : model->named_parameters().pairs()) {
+    w.shape.slots.push_back({tensorName, size_t(p.numel()), p.sizes().vec()});
+    w.shape.slotStage.push_back(model->stageOfParameter(tensorName));
+  }
+  for (int s = 0; s < model->stageCount(); ++s) {
+    w.shape.stageFlops.push_back(model->stageFlops(s));
+    w.stageNames.push_back(model->stageName(s));
+  }
+  for (const torch::Tensor& b : model->buffers()) {
+    if (b.is_floating_point()) w.bufferFloats += size_t(b.numel());
+  }
+  w.shape.forwardFlops = model->forwardFlops();
+  return w;
+}
+
+}  // namespace
+
+bool needsPayloads(const ResolvedConfig& config) {
+  const bool pushPull = makeSyncPolicy(config.given.sync)->mode() == SyncMode::kPushPull;
+  return config.arch.holdsWeights() || (config.arch.mixesModels && pushPull);
+}
+
+TimingWorkload timingWorkload(const ResolvedConfig& config) {
+  const TrainConfig& c = config.given;
+  const NominalData data = nominalData(c);
+  TimingWorkload w = modelWorkload(c.model, data.input);
+  w.trainSamples = data.trainSamples;
+  if (config.compute.kind == ComputeSpec::Kind::kMeasured) {
+    w.probe = measureComputeProbe(
+        c.model, {data.input.channels, data.input.height, data.input.width, data.input.classes},
+        c.batchSize, c.seed);
+  }
+  return w;
+}
+
+TrainSummary runTimingOnly(const ResolvedConfig& config) {
+  const TrainConfig& c = config.given;
+  const TimingWorkload workload = timingWorkload(config);
+  int64_t parameters = 0;
+  for (const ParameterSlot& slot : workload.shape.slots) parameters += int64_t(slot.count);
+
+  LaunchOptions launchOptions;
+  launchOptions.cluster = c.cluster;
+  const int fixed = fixedHostCount(c.cluster);
+  const int defaultWorkers = 4;
+  if (c.workers > 0) {
+    launchOptions.workers = worldSizeFor(config, c.workers);
+  } else if (fixed != kHostsOfPlatformFile) {
+    launchOptions.workers = fixed > 0 ? fixed : worldSizeFor(config, defaultWorkers);
+  }
+  launchOptions.timeoutSeconds = c.timeout;
+  launchOptions.simConfig = config.simConfig;
+  // The parameter server parses its packets and AD-PSGD's passive task
+  // averages the models it receives: they need payloads.
+  launchOptions.payloadFree = !needsPayloads(config);
+  launchOptions.analyticCollectives = c.engine == "analytic";
+
+  TrainSummary summary;
+  NominalSource source(config, workload, launchOptions.payloadFree);
+  launch(launchOptions, [&](Transport& t) {
+    const int servers = config.arch.serverRanks;
+    const int workers = c.workers > 0 ? c.workers : t.size() - servers;
+    std::unique_ptr<RunRecorder> recorder;
+    if (t.rank() == 0) {
+      std::string name = c.name.empty() ? "timing-" + defaultRunName(config, workers) : c.name;
+      std::string folder = c.out.empty() ? (std::filesystem::path("runs") / name).string() : c.out;
+      recorder = std::make_unique<RunRecorder>(folder, !c.quiet);
+      recorder->writeConfig(configToJson(config, workers));
+      if (c.announce)
+        std::printf(
+            "tetrad train --timing-only: model %s (%lld parameters), %d workers%s on %s%s, "
+            "compute %s%s\n",
+            c.model.c_str(), static_cast<long long>(parameters), workers,
+            servers > 0 ? fmt::format(" + {} servers", servers).c_str() : "", c.cluster.c_str(),
+            t.analytic() ? fmt::format(" [engine {}]", t.analytic()->describe()).c_str() : "",
+            config.compute.toString().c_str(),
+            config.compute.kind == ComputeSpec::Kind::kMeasured
+                ? fmt::format(" (probe: {:.3g} s forward/backward, {:.3g} s step)",
+                              workload.probe.forwardBackward, workload.probe.step)
+                      .c_str()
+                : "");
+      std::fflush(stdout);
+    }
+    RankResult r = RankTrainer(config, source, t, recorder.get()).run();
+    if (t.rank() != 0) return;
+    summary.timingOnly = true;
+    summary.folder = recorder ? recorder->folder() : "";
+    summary.engine = t.engine();
+    if (t.analytic()) summary.analyticEngine = t.analytic()->describe();
+    summary.model = c.model;
+    summary.data = c.data;
+    summary.cluster = c.cluster;
+    summary.sync = config.sync;
+    summary.arch = config.arch.canonical;
+    summary.compress = config.compress;
+    summary.pullCompress = config.pullCompress;
+    summary.sched = config.sched;
+    summary.workers = r.workers;
+    summary.serverRanks = servers;
+    summary.parameters = parameters;
+    summary.iterations = r.iterations;
+    summary.updatesApplied = r.updatesApplied;
+    summary.epochs = r.epochs;
+    summary.globalBatch = int64_t(c.batchSize) * r.workers;
+    summary.finalAccuracy = r.finalAccuracy;
+    summary.finalLoss = r.finalLoss;
+    summary.targetAccuracy = c.targetAccuracy;
+    summary.trainTime = r.trainTime;
+    summary.wallTime = r.wallTime;
+    summary.throughput = r.trainTime > 0 ? double(r.samples) / r.trainTime : 0;
+    for (const RankTotals& rank : r.ranks) {
+      summary.roles.push_back(toString(rank.role));
+      summary.bytesSent.push_back(rank.bytesSent);
+      summary.bytesReceived.push_back(rank.bytesReceived);
+      summary.computeTime.push_back(rank.computeTime);
+      summary.commTime.push_back(rank.commTime);
+    }
+    summary.stalenessHistogram = r.stalenessHistogram;
+    if (recorder) recorder->writeSummary(summary.toJson());
+  });
+  return summary;
+}
+
+}  // namespace tetrad::train
