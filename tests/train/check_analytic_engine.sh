@@ -2,7 +2,8 @@
 # usage: check_analytic_engine.sh TETRAD EXPECT_ERROR OUT_DIR
 # The analytic engine against SimGrid's message-level CM02 in whole
 # timing-only runs: for the survey's methods that it runs (all but the
-# parameter server, whose timing-only runs carry payloads), 16 workers on a
+# parameter server and AD-PSGD, whose timing-only runs carry payloads) and
+# the overlapping schedules, 16 workers on a
 # star and a two-level cluster, `--engine analytic` must give the SimGrid
 # run's summary train_time within 1% and exactly its per-rank bytes sent
 # and received and compute times (as text). Then its refusals: one line on
@@ -63,8 +64,11 @@ local3|sim:1Gbps,50us|--sync local:3
 dpsgd-ring|sim:1Gbps,50us|--arch gossip:ring
 two-level-ring|sim:4x4:100Gbps,2us:10Gbps,25us|--arch allreduce:ring
 two-level-hierarchical|sim:4x4:100Gbps,2us:10Gbps,25us|--arch allreduce:hierarchical
+wfbp|sim:1Gbps,50us|--sched wfbp
+mgwfbp|sim:1Gbps,50us|--sched mgwfbp
+priority|sim:1Gbps,50us|--sched priority
 METHODS
-[ "$n" -eq 14 ] || fail "ran $n methods, expected 14"
+[ "$n" -eq 17 ] || fail "ran $n methods, expected 17"
 
 small="--quiet --timing-only --model mlp --data synthetic --train-samples 256
   --batch-size 8 --max-iters 2 --compute fixed:5ms --engine analytic --out $out/refused"
@@ -78,6 +82,9 @@ sh "$expect_error" "timing-only" "$tetrad" train --quiet --model mlp --data synt
 # shellcheck disable=SC2086
 sh "$expect_error" "parameter server" "$tetrad" train $small --workers 4 --net-model cm02 --arch ps:2 \
   --cluster sim:10Gbps,25us || fail "a parameter server accepted"
+# shellcheck disable=SC2086
+sh "$expect_error" "AD-PSGD" "$tetrad" train $small --workers 4 --net-model cm02 --sync asp \
+  --arch gossip:ring --cluster sim:10Gbps,25us || fail "AD-PSGD accepted"
 # shellcheck disable=SC2086
 sh "$expect_error" "stars and two-level" "$tetrad" train $small --net-model cm02 \
   --cluster "sim:fattree:2;4,4;1,2;1,2:10Gbps,25us" || fail "a fat-tree accepted"

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/data/batch.h"
 #include "tetrad/train/compute/flat_model.h"
+#include "tetrad/train/data/batch.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

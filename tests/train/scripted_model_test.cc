@@ -10,8 +10,8 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/compute/flop_counter.h"
 #include "tetrad/train/bench/plain_loop.h"
+#include "tetrad/train/compute/flop_counter.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {

@@ -7,8 +7,8 @@
 #include <limits>
 
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/data/synthetic.h"
+#include "tetrad/train/loop/rank_trainer.h"
 
 namespace tetrad::train::testing {
 

@@ -28,8 +28,7 @@ std::vector<float> trainRank(const TrainConfig& config, const DataSplits& data,
 
 // Launches `config` on its cluster with `workers` workers (and the servers its
 // arch needs) and returns rank 0's final flat parameters.
-std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data,
-                                   int workers);
+std::vector<float> finalParameters(const TrainConfig& config, const DataSplits& data, int workers);
 
 // max |a - b| / (1 + max |b|); +inf when the sizes differ.
 double maxRelativeDifference(const std::vector<float>& a, const std::vector<float>& b);

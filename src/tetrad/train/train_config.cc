@@ -18,10 +18,10 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_model.h"
-#include "tetrad/train/data/dataset.h"
-#include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/compute/model_file.h"
+#include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
+#include "tetrad/train/loop/lr_schedule.h"
 
 namespace tetrad::train {
 namespace {

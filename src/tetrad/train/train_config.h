@@ -22,9 +22,9 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/data/dataset.h"
+#include "tetrad/train/data/partition.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
-#include "tetrad/train/data/partition.h"
 
 namespace tetrad::train {
 

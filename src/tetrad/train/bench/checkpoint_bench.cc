@@ -7,10 +7,10 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/checkpoint/checkpoint_file.h"
-#include "tetrad/train/data/dataset.h"
 #include "tetrad/train/compute/replica.h"
-#include "tetrad/train/trainer.h"
 #include "tetrad/train/compute/wall_clock.h"
+#include "tetrad/train/data/dataset.h"
+#include "tetrad/train/trainer.h"
 
 namespace tetrad::train {
 namespace {

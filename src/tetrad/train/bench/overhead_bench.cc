@@ -4,9 +4,9 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/bench/plain_loop.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
-#include "tetrad/train/bench/plain_loop.h"
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/trainer.h"
 

@@ -2,11 +2,11 @@
 
 #include <chrono>
 
-#include "tetrad/train/data/batch.h"
 #include "tetrad/train/compute/flat_model.h"
-#include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/compute/models.h"
+#include "tetrad/train/data/batch.h"
 #include "tetrad/train/data/partition.h"
+#include "tetrad/train/loop/lr_schedule.h"
 
 namespace tetrad::train {
 

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "tetrad/collectives/allreduce.h"
-#include "tetrad/train/data/batch.h"
 #include "tetrad/train/compute/models.h"
 #include "tetrad/train/compute/worker_compute.h"
+#include "tetrad/train/data/batch.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::train {

@@ -188,8 +188,8 @@ ModelPtr makeModel(const std::string& name, const InputShape& shape) {
   if (name == "cnn") return std::make_shared<Cnn>(shape);
   if (name == "resnet20") return std::make_shared<ResNet20>(shape);
   if (isModelFile(name)) return loadScriptedModel(name, shape);
-  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn, resnet20 or a TorchScript FILE.pt)",
-              name);
+  TETRAD_FAIL(InvalidArgument,
+              "unknown model '{}' (use mlp, cnn, resnet20 or a TorchScript FILE.pt)", name);
 }
 
 ModelPtr makeSeededModel(const std::string& name, const InputShape& shape, uint64_t seed) {

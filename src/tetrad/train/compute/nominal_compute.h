@@ -34,9 +34,9 @@
 
 #include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/compute/compute_probe.h"
+#include "tetrad/train/compute/worker_compute.h"
 #include "tetrad/train/record/run_meter.h"
 #include "tetrad/train/train_config.h"
-#include "tetrad/train/compute/worker_compute.h"
 
 namespace tetrad::train {
 

@@ -24,14 +24,14 @@
 #include <vector>
 
 #include "tetrad/core/bytes.h"
-#include "tetrad/train/data/batch.h"
 #include "tetrad/train/compute/compute_model.h"
-#include "tetrad/train/data/dataset.h"
 #include "tetrad/train/compute/flat_model.h"
 #include "tetrad/train/compute/models.h"
+#include "tetrad/train/compute/worker_compute.h"
+#include "tetrad/train/data/batch.h"
+#include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
 #include "tetrad/train/train_config.h"
-#include "tetrad/train/compute/worker_compute.h"
 
 namespace tetrad::train {
 

@@ -1,7 +1,8 @@
-// Cost per iteration: compute(batch) + what the sync policy exchanges
-// through the architecture (docs/algorithms.md: ring all-reduce of n floats
-// on p workers 2(p-1)α + 2(p-1)/p·4n·β; parameter server and Local SGD there
-// too).
+// RankTrainer::run(): one rank's run set up (workers and servers, the
+// WorkerCompute, the bucket plan, the exchange, the meter), handed to its
+// loop (rank_trainer_loops.cc: collective and push-pull;
+// rank_trainer_overlap.cc: overlapped) and summed up (run totals, timeline).
+// Cost per iteration: see rank_trainer_loops.cc.
 #include "tetrad/train/loop/rank_trainer.h"
 
 #include <algorithm>
@@ -14,12 +15,12 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_pool.h"
-#include "tetrad/train/loop/consensus.h"
 #include "tetrad/train/compute/evaluation.h"
+#include "tetrad/train/compute/replica.h"
+#include "tetrad/train/loop/consensus.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
 #include "tetrad/train/loop/rank_trainer_run.h"
-#include "tetrad/train/compute/replica.h"
 #include "tetrad/train/loop/schedule_setup.h"
 #include "tetrad/train/record/timeline_json.h"
 #include "tetrad/transport/prefix_transport.h"
@@ -75,11 +76,6 @@ class MeterBooks final : public ServerBooks {
  private:
   RunMeter& meter_;
 };
-
-void charge(Transport& world, RunMeter& meter, double seconds) {
-  if (seconds > 0) world.compute(seconds);
-  meter.addCompute(seconds);
-}
 
 }  // namespace
 
@@ -284,217 +280,6 @@ RankResult RankTrainer::run(bool keepParameters) {
     r.result.parameters.assign(params.begin(), params.end());
   }
   return std::move(r.result);
-}
-
-double RankTrainer::chargeMeasured(Run& r, PassLookahead& lookahead, PendingPass& pass,
-                                   const std::function<double()>& chargeOf) {
-  const double ahead = lookahead.seconds();
-  if (ahead > 0) world_.compute(ahead);  // the ranks released meanwhile go on
-  pass.finishWhileYielding(world_);
-  double charged = chargeOf();
-  if (charged < ahead) {
-    pool_->countRaisedCharge();
-    charged = ahead;
-  }
-  if (charged > ahead) world_.compute(charged - ahead);
-  r.meter->addCompute(charged);
-  lookahead.add(charged);
-  return charged;
-}
-
-BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool inlineOnly) {
-  WorkerCompute& replica = *r.compute;
-  if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
-    // The charge is the pass's CPU time: sleep through the lookahead, wait
-    // for the pass while the ranks released meanwhile hand over theirs, then
-    // sleep the rest (compute_pool.h).
-    start = world_.now();
-    BatchOutcome batch;
-    PendingPass pass =
-        pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
-    batch.charged = chargeMeasured(r, r.batchLookahead, pass,
-                                   [&] { return replica.chargeBatch(batch.measured); });
-    return batch;
-  }
-  if (pool_ != nullptr && !inlineOnly) {
-    start = world_.now();
-    const double charged = replica.chargeBatch(0);  // known before the pass
-    BatchOutcome batch;
-    PendingPass pass =
-        pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
-    charge(world_, *r.meter, charged);  // the other ranks go on meanwhile
-    pass.finish();
-    batch.charged = charged;
-    return batch;
-  }
-  const BatchOutcome batch = replica.forwardBackward(step);
-  // Under MPI the batch has just taken real time; under SimGrid it is charged now.
-  start = world_.now() - (world_.simulatedClock() ? 0 : batch.measured);
-  charge(world_, *r.meter, batch.charged);
-  return batch;
-}
-
-void RankTrainer::applyStep(Run& r, double lr, bool inlineOnly) {
-  WorkerCompute& replica = *r.compute;
-  if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
-    double measured = 0;
-    PendingPass pass =
-        pool_->submit([&replica, &measured, lr] { measured = replica.applyStep(lr); });
-    chargeMeasured(r, r.stepLookahead, pass, [&] { return replica.chargeStep(measured); });
-    return;
-  }
-  if (pool_ != nullptr && !inlineOnly) {
-    const double charged = replica.chargeStep(0);
-    PendingPass pass = pool_->submit([&replica, lr] { replica.applyStep(lr); });
-    charge(world_, *r.meter, charged);
-    pass.finish();
-    return;
-  }
-  charge(world_, *r.meter, replica.step(lr));
-}
-
-void RankTrainer::runCollective(Run& r) {
-  const std::span<float> params = r.compute->parameters(), grads = r.compute->gradients();
-  // Gossip mixes models where the others average: D-PSGD mixes after every
-  // step (adapt, then combine), local:H every H steps.
-  const bool mixes = r.exchange->mixesModels();
-  std::vector<float>& anchor = r.anchor;  // checkpointed
-  std::vector<float> change;
-  if (r.sync->averagesModels() && !mixes && anchor.empty()) {
-    anchor.assign(params.begin(), params.end());
-  }
-  int64_t iteration = r.firstIteration;
-  while (iteration < r.total) {
-    const double lr = r.schedule->at(iteration);
-    SyncPoint point = r.sync->at(iteration);
-    if (mixes && point.reduceGradients) point = {false, true};
-    double mark = 0;
-    const BatchOutcome batch = computeBatch(r, iteration, mark);
-    r.timeline->add(TimelineTrack::kCompute, "forward+backward", "compute", mark, world_.now(),
-                    iteration);
-    // Non-finite loss or gradient on any worker: every worker skips or stops.
-    const bool skip = guardStep(r, iteration, batch.loss);
-    if (r.result.status != RunStatus::kFinished) break;
-    if (skip) point = {false, false};
-    if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
-    // The compressor on this gradient: at the first iteration and before
-    // each evaluation (wall time only; the simulated clock does not move).
-    const int64_t every = config_.given.evalEvery;
-    const int64_t next = iteration + 1;
-    if (r.errorProbe && point.reduceGradients &&
-        (iteration == 0 || next % r.perEpoch == 0 || (every > 0 && next % every == 0))) {
-      r.errorProbe->measure(grads, iteration);
-    }
-
-    if (point.reduceGradients) {
-      const double start = world_.now();
-      double from = start;
-      for (size_t b = 0; b < r.buckets.size(); ++b) {
-        r.exchange->average(ExchangeStream::kGradients, b,
-                            grads.subspan(r.buckets[b].offset, r.buckets[b].count));
-        const double to = world_.now();
-        r.timeline->add(TimelineTrack::kCommunication, fmt::format("bucket {}", b), "comm", from,
-                        to, iteration, r.buckets[b].count * sizeof(float), int64_t(b));
-        from = to;
-      }
-      r.meter->addComm(world_.now() - start);
-    }
-    mark = world_.now();
-    if (!skip) applyStep(r, lr);
-    r.timeline->add(TimelineTrack::kCompute, "optimizer", "optimizer", mark, world_.now(),
-                    iteration);
-    if (point.averageModels && mixes) {
-      const double start = world_.now();
-      r.exchange->mixModels(params, r.mixSteps++);
-      r.meter->addComm(world_.now() - start);
-      r.timeline->add(TimelineTrack::kCommunication, "gossip", "comm", start, world_.now(),
-                      iteration);
-    } else if (point.averageModels) {
-      // Local SGD: average the change since the last average, then move on.
-      const double start = world_.now();
-      change.resize(params.size());
-      for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
-      for (size_t b = 0; b < r.buckets.size(); ++b) {
-        r.exchange->average(
-            ExchangeStream::kModelChange, b,
-            std::span<float>(change).subspan(r.buckets[b].offset, r.buckets[b].count));
-      }
-      for (size_t i = 0; i < params.size(); ++i) params[i] = anchor[i] + change[i];
-      std::copy(params.begin(), params.end(), anchor.begin());
-      r.meter->addComm(world_.now() - start);
-      r.timeline->add(TimelineTrack::kCommunication, "model average", "comm", start, world_.now(),
-                      iteration);
-    } else if (!anchor.empty() && point.reduceGradients) {
-      std::copy(params.begin(), params.end(), anchor.begin());  // BSP phase of post-local
-    }
-    ++iteration;
-    r.result.iterations = iteration;
-    logIteration(r, iteration, lr);
-    const bool epochEnd = iteration % r.perEpoch == 0;
-    if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration);
-    if (endIteration(r, iteration, epochEnd)) break;
-  }
-  if (r.lastEval != iteration && r.result.status != RunStatus::kInterrupted) evaluate(r, iteration);
-}
-
-void RankTrainer::runPushPull(Run& r) {
-  const std::span<float> params = r.compute->parameters();
-  std::vector<float> anchor(params.begin(), params.end()), change(params.size());
-  const bool output = world_.rank() == 0;
-  // AD-PSGD (gossip under asp): the models differ; x̄ is evaluated by all
-  // workers together once every worker has stopped.
-  const bool mixes = r.exchange->mixesModels();
-  r.apart = true;
-  int64_t step = r.firstIteration;
-  int64_t& global = r.global;  // checkpointed
-  while (true) {
-    const double lr = r.schedule->at(std::min(global, r.total - 1));
-    double computeStart = 0;
-    // AD-PSGD's passive task mixes into the model while the worker computes:
-    // the pass must see the model as it is when it starts (inline).
-    const BatchOutcome batch = computeBatch(r, step, computeStart, mixes);
-    guardPushPull(r, global, batch.loss);  // before the update is pushed
-    r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
-    applyStep(r, lr, mixes);
-    r.timeline->add(TimelineTrack::kCompute, "forward+backward+optimizer", "compute", computeStart,
-                    world_.now(), step);
-
-    const double start = world_.now();
-    for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
-    const PullResult pull = r.exchange->pushPull(change, params);
-    std::copy(params.begin(), params.end(), anchor.begin());
-    r.meter->addComm(world_.now() - start);
-    r.timeline->add(TimelineTrack::kCommunication, "push/pull", "comm", start, world_.now(), step);
-    ++step;
-    if (pull.staleness >= 0) r.meter->addStaleness(pull.staleness);
-
-    const int64_t now = std::min(pull.updatesApplied / r.workers, r.total);
-    if (output) {
-      // Global iterations crossed since the last pull: log and evaluate.
-      for (int64_t i = global + 1; i <= now; ++i) {
-        r.result.iterations = i;
-        logIteration(r, i, lr);
-        const int64_t every = config_.given.evalEvery;
-        const bool due = i % r.perEpoch == 0 || (every > 0 && i % every == 0) || i == r.total;
-        if (due && !(mixes && i == r.total)) evaluate(r, i);  // AD-PSGD's last: below
-      }
-    }
-    global = std::max(global, now);
-    if (pull.stop) break;
-    // A checkpoint after this local step (the same one on every worker).
-    if (endIteration(r, step, step % r.perEpoch == 0)) break;
-  }
-  if (r.result.status == RunStatus::kInterrupted) {
-    if (mixes) r.exchange->finish();  // every passive task drained; no evaluation
-    return;
-  }
-  if (mixes) {
-    r.apart = false;
-    r.exchange->finish();  // AD-PSGD: every averaging done and absorbed (run() finds it done)
-    evaluate(r, global);   // every worker: x̄, rank 0's own model, consensus
-  } else if (output && r.lastEval != global) {
-    evaluate(r, global);
-  }
 }
 
 }  // namespace tetrad::train

@@ -39,9 +39,9 @@
 #include <vector>
 
 #include "tetrad/train/data/dataset.h"
+#include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/record/run_meter.h"
 #include "tetrad/train/record/run_recorder.h"
-#include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/train_config.h"
 #include "tetrad/transport/transport.h"
 
@@ -102,9 +102,9 @@ class RankTrainer {
 
  private:
   struct Run;  // the state of one run (rank_trainer.cc)
-  void runCollective(Run& run);
-  void runOverlapped(Run& run);  // rank_trainer_overlap.cc
-  void runPushPull(Run& run);
+  void runCollective(Run& run);  // rank_trainer_loops.cc
+  void runOverlapped(Run& run);  // rank_trainer_overlap.cc (OverlappedIteration)
+  void runPushPull(Run& run);    // rank_trainer_loops.cc
   // One forward + backward pass of `step`, charged on the clock and the
   // meter; `start` is set to the instant the pass began. On the pool (when
   // there is one and not `inlineOnly`) the pass runs on a pool thread while

@@ -32,8 +32,8 @@
 #include "tetrad/collectives/allgather.h"
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
-#include "tetrad/train/loop/rank_trainer_run.h"
 #include "tetrad/train/checkpoint/stop_signal.h"
+#include "tetrad/train/loop/rank_trainer_run.h"
 
 namespace tetrad::train {
 namespace {

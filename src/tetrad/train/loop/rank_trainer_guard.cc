@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/checkpoint/stop_signal.h"
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/loop/rank_trainer_run.h"
-#include "tetrad/train/checkpoint/stop_signal.h"
 
 namespace tetrad::train {
 

@@ -9,12 +9,12 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/compute/compute_pool.h"
+#include "tetrad/train/compute/worker_compute.h"
 #include "tetrad/train/loop/gradient_error.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/record/timeline.h"
-#include "tetrad/train/compute/worker_compute.h"
 #include "tetrad/transport/prefix_transport.h"
 #include "tetrad/transport/tag_space.h"
 

@@ -27,8 +27,8 @@
 
 #include "tetrad/collectives/collective_options.h"
 #include "tetrad/sched/comm_cost.h"
-#include "tetrad/train/train_config.h"
 #include "tetrad/train/compute/worker_compute.h"
+#include "tetrad/train/train_config.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad::train {

@@ -5,8 +5,8 @@
 // post-local SGD, D-PSGD, CHOCO: every collective sync policy — the
 // iterations a run takes, and the one at which it first reaches its target
 // accuracy, are the same on any network of the same worker count. Only the
-// time changes, and the timing-only run (timing_trainer.h: the worker loop on a nominal replica) gives that time
-// exactly: it sends the real run's messages (exchange, non-finite guard,
+// time changes, and the timing-only run (timing_trainer.h: the worker loop on a nominal replica)
+// gives that time exactly: it sends the real run's messages (exchange, non-finite guard,
 // evaluations) at the real run's points without computing anything. So a
 // retimed run is the original run's configuration (config.json) with the
 // cluster (and optionally the network model or compute model) replaced, run
