@@ -44,16 +44,21 @@ OverlappedIteration::~OverlappedIteration() {
 void OverlappedIteration::accountComm() {
   meter_.addComm(pipeline_.busySeconds() - busyBefore_);
   busyBefore_ = pipeline_.busySeconds();
-  for (const UnitTiming& t : pipeline_.takeTimings()) {
+  const std::vector<UnitTiming> timings = pipeline_.takeTimings();
+  if (!timeline_.enabled()) return;
+  for (const UnitTiming& t : timings) {
     timeline_.add(TimelineTrack::kCommunication, fmt::format("bucket {}", t.unit), "comm", t.start,
                   t.end, t.iteration, buckets_[t.unit].count * sizeof(float), int64_t(t.unit));
   }
 }
 
-void OverlappedIteration::event(const std::string& name, const char* category) {
+void OverlappedIteration::event(const char* what, int stage, const char* category) {
   const double now = world_.now();
-  if (now > mark_ || !replays())
+  if (timeline_.enabled() && (now > mark_ || !replays())) {
+    const std::string name =
+        stage < 0 ? std::string(what) : fmt::format("{} {}", what, compute_.stageName(stage));
     timeline_.add(TimelineTrack::kCompute, name, category, mark_, now, current_);
+  }
   mark_ = now;
 }
 
@@ -64,25 +69,25 @@ void OverlappedIteration::chargeOnClock(double seconds) {
 
 // Stage s's share of the pending update, once its units are in.
 void OverlappedIteration::applyStage(int s) {
-  if (!replays() && s > 0) event("forward " + compute_.stageName(s - 1), "forward");
+  if (!replays() && s > 0) event("forward", s - 1, "forward");
   if (!stepPending_) return;
   mark_ = world_.now();
   if (gates_) {
     pipeline_.waitStage(s);
-    event("wait " + compute_.stageName(s), "wait");
+    event("wait", s, "wait");
   }
   const double measured = compute_.stepStage(s, pendingLr_);
   const double charged = compute_.chargeStageStep(s, measured);
   if (replays() && charged > 0) world_.compute(charged);
   meter_.addCompute(charged);
-  event("optimizer " + compute_.stageName(s), "optimizer");
+  event("optimizer", s, "optimizer");
 }
 
 void OverlappedIteration::flush() {
   if (!stepPending_) return;
   mark_ = world_.now();
   pipeline_.waitAll();
-  event("wait", "wait");
+  event("wait", -1, "wait");
   for (int s = 0; s < stages_; ++s) applyStage(s);
   stepPending_ = false;
   accountComm();
@@ -109,7 +114,7 @@ ForwardOutcome OverlappedIteration::forwardBackward(int64_t iteration) {
   mark_ = world_.now();
   if (stepPending_ && !gates_) {
     pipeline_.waitAll();
-    event("wait", "wait");
+    event("wait", -1, "wait");
   }
   // Fixed and flops charges are known before computing.
   const bool known = !compute_.chargesMeasured();
@@ -138,10 +143,10 @@ ForwardOutcome OverlappedIteration::forwardBackward(int64_t iteration) {
         const double charged = compute_.chargeStageStep(s, 0);
         if (charged > 0) world_.compute(charged);
         meter_.addCompute(charged);
-        event("optimizer " + compute_.stageName(s), "optimizer");
+        event("optimizer", s, "optimizer");
       }
       chargeOnClock(batchCharge * flopsShare(s) / 3);
-      event("forward " + compute_.stageName(s), "forward");
+      event("forward", s, "forward");
     }
     stepPending_ = false;
     pass.finish();
@@ -152,7 +157,7 @@ ForwardOutcome OverlappedIteration::forwardBackward(int64_t iteration) {
       for (int s = 0; s < stages_; ++s) {
         applyStage(s);
         chargeOnClock(known ? batchCharge * flopsShare(s) / 3 : lastForward_[size_t(s)]);
-        event("forward " + compute_.stageName(s), "forward");
+        event("forward", s, "forward");
       }
       stepPending_ = false;
     }
@@ -160,7 +165,7 @@ ForwardOutcome OverlappedIteration::forwardBackward(int64_t iteration) {
   } else {
     mark_ = world_.now();
     forward = compute_.forward(iteration, [this](int s) { applyStage(s); });
-    event("forward " + compute_.stageName(stages_ - 1), "forward");
+    event("forward", stages_ - 1, "forward");
     stepPending_ = false;
     for (double seconds : forward.stageSeconds) meter_.addCompute(seconds);
   }
@@ -182,7 +187,7 @@ ForwardOutcome OverlappedIteration::forwardBackward(int64_t iteration) {
     replayBackward(forward, known, batchCharge);
   } else {
     meter_.addCompute(backwardMeasured_);
-    event("backward", "backward");
+    event("backward", -1, "backward");
   }
   return forward;
 }
@@ -198,7 +203,7 @@ void OverlappedIteration::replayBackward(const ForwardOutcome& forward, bool kno
       const double seconds = forward.stageSeconds[size_t(s)] * ratio;
       world_.compute(seconds);
       meter_.addCompute(seconds);
-      event("forward " + compute_.stageName(s), "forward");
+      event("forward", s, "forward");
     }
   }
   if (!known) {
@@ -221,13 +226,13 @@ void OverlappedIteration::replayBackward(const ForwardOutcome& forward, bool kno
       previous = firedAt_[k];
     }
     chargeOnClock(charge);
-    event("backward " + compute_.stageName(compute_.stageOfSlot(fired_[k])), "backward");
+    event("backward", compute_.stageOfSlot(fired_[k]), "backward");
     pipeline_.slotReady(fired_[k]);
   }
   if (!known && backwardMeasured_ > previous) {
     world_.compute((backwardMeasured_ - previous) * ratio);
     meter_.addCompute((backwardMeasured_ - previous) * ratio);
-    event("backward", "backward");
+    event("backward", -1, "backward");
   }
 }
 

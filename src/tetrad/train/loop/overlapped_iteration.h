@@ -88,7 +88,9 @@ class OverlappedIteration {
  private:
   bool replays() const { return clock_ == BackwardClock::kSimulatedReplay; }
   void accountComm();
-  void event(const std::string& name, const char* category);  // [mark, now]
+  // A compute-track event [mark, now] named `what` (and stage `stage`'s
+  // name when ≥ 0), recorded when the timeline is on; moves the mark.
+  void event(const char* what, int stage, const char* category);
   void applyStage(int stage);
   double flopsShare(int stage) const { return compute_.stageFlops(stage) / stageFlopsTotal_; }
   void chargeOnClock(double seconds);

@@ -131,8 +131,9 @@ void RankTrainer::runCollective(Run& r) {
         r.exchange->average(ExchangeStream::kGradients, b,
                             grads.subspan(r.buckets[b].offset, r.buckets[b].count));
         const double to = world_.now();
-        r.timeline->add(TimelineTrack::kCommunication, fmt::format("bucket {}", b), "comm", from,
-                        to, iteration, r.buckets[b].count * sizeof(float), int64_t(b));
+        if (r.timeline->enabled())
+          r.timeline->add(TimelineTrack::kCommunication, fmt::format("bucket {}", b), "comm", from,
+                          to, iteration, r.buckets[b].count * sizeof(float), int64_t(b));
         from = to;
       }
       r.meter->addComm(world_.now() - start);
