@@ -74,8 +74,7 @@ void checkEngine(const ResolvedConfig& r) {
   TETRAD_CHECK(!r.arch.holdsWeights(), InvalidArgument,
                "--engine analytic needs payload-free messages; a parameter server's timing-only "
                "run carries its packets (use --engine simgrid)");
-  TETRAD_CHECK(!(r.arch.mixesModels && makeSyncPolicy(c.sync)->mode() == SyncMode::kPushPull),
-               InvalidArgument,
+  TETRAD_CHECK(!timingOnlyNeedsPayloads(r), InvalidArgument,  // the parameter server: above
                "--engine analytic needs payload-free messages; AD-PSGD's timing-only run carries "
                "the models it averages (use --engine simgrid)");
   const auto chosen = [&](const std::string& item) {
@@ -123,6 +122,11 @@ double stragglerSlowdown(const ResolvedConfig& config, int rank, int workers) {
     if (s.rank == rank) slowdown *= s.factor;
   }
   return slowdown;
+}
+
+bool timingOnlyNeedsPayloads(const ResolvedConfig& config) {
+  const bool pushPull = makeSyncPolicy(config.given.sync)->mode() == SyncMode::kPushPull;
+  return config.arch.holdsWeights() || (config.arch.mixesModels && pushPull);
 }
 
 ResolvedConfig resolveConfig(const TrainConfig& c) {
@@ -251,8 +255,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "invalid --timeline '{}': use on, off or auto", c.timeline);
   if (c.timeline == "auto") r.given.timeline = c.timingOnly ? "off" : "on";
   // Payload-free messages cannot carry the ranks' events to rank 0.
-  const bool adpsgd = r.arch.mixesModels && sync->mode() == SyncMode::kPushPull;
-  TETRAD_CHECK(!(c.timingOnly && r.given.timeline == "on" && !r.arch.holdsWeights() && !adpsgd),
+  TETRAD_CHECK(!(c.timingOnly && r.given.timeline == "on" && !timingOnlyNeedsPayloads(r)),
                Unsupported,
                "--timeline on with --timing-only: the payload-free simulation carries no event "
                "data to rank 0 (--arch {}); record the timeline on a real run",

@@ -150,6 +150,11 @@ ResolvedConfig resolveConfig(const TrainConfig& config);
 // InvalidArgument for a straggler rank that does not exist among `workers`.
 double stragglerSlowdown(const ResolvedConfig& config, int rank, int workers);
 
+// True when a timing-only run's messages must carry payloads: a parameter
+// server parses its packets, AD-PSGD's passive task averages the models it
+// receives (everything else runs payload-free).
+bool timingOnlyNeedsPayloads(const ResolvedConfig& config);
+
 // The ranks a launch needs for `workers` workers (dedicated servers added).
 int worldSizeFor(const ResolvedConfig& config, int workers);
 

@@ -269,49 +269,19 @@ TrainSummary runTraining(const TrainConfig& flags) {
     if (r.status == RunStatus::kDiverged) diverged = r.error;
     if (r.status == RunStatus::kInterrupted) interrupted = r.error;
     if (t.rank() != 0) return;
+    summary = summaryOf(config, r, t, parameters, recorder ? recorder->folder() : "");
     summary.status = r.status;
     summary.error = r.error;
     summary.skippedSteps = r.skippedSteps;
     summary.compressionError = r.compressionError;
     summary.compressionErrorSamples = r.compressionErrorSamples;
-    summary.folder = recorder ? recorder->folder() : "";
-    summary.engine = t.engine();
-    summary.model = c.model;
-    summary.data = c.data;
-    summary.cluster = c.cluster;
-    summary.sync = config.sync;
-    summary.arch = config.arch.canonical;
-    summary.compress = config.compress;
-    summary.pullCompress = config.pullCompress;
-    summary.sched = config.sched;
-    summary.workers = r.workers;
-    summary.serverRanks = servers;
-    summary.parameters = parameters;
-    summary.iterations = r.iterations;
-    summary.updatesApplied = r.updatesApplied;
-    summary.epochs = r.epochs;
-    summary.globalBatch = int64_t(c.batchSize) * r.workers;
-    summary.finalAccuracy = r.finalAccuracy;
-    summary.finalLoss = r.finalLoss;
     if (config.arch.mixesModels) {
       summary.gossip = config.gossip;
       summary.finalOwnAccuracy = r.finalOwnAccuracy;
       summary.consensusDistance = r.consensusDistance;
     }
-    summary.targetAccuracy = c.targetAccuracy;
     summary.timeToTarget = r.timeToTarget;
     summary.iterationsToTarget = r.iterationsToTarget;
-    summary.trainTime = r.trainTime;
-    summary.wallTime = r.wallTime;
-    summary.throughput = r.trainTime > 0 ? double(r.samples) / r.trainTime : 0;
-    for (const RankTotals& rank : r.ranks) {
-      summary.roles.push_back(toString(rank.role));
-      summary.bytesSent.push_back(rank.bytesSent);
-      summary.bytesReceived.push_back(rank.bytesReceived);
-      summary.computeTime.push_back(rank.computeTime);
-      summary.commTime.push_back(rank.commTime);
-    }
-    summary.stalenessHistogram = r.stalenessHistogram;
     // Every rank has finished its passes (the totals were gathered).
     summary.passesOnPool = pool ? pool->submitted() : 0;
     summary.passesRaisedToLookahead = pool ? pool->raisedCharges() : 0;
@@ -320,6 +290,45 @@ TrainSummary runTraining(const TrainConfig& flags) {
   // Every rank ended the run together: no rank is left waiting (error.h).
   if (!diverged.empty()) TETRAD_FAIL(NonFiniteError, "{}", diverged);
   if (!interrupted.empty()) TETRAD_FAIL(Interrupted, "{}", interrupted);
+  return summary;
+}
+
+TrainSummary summaryOf(const ResolvedConfig& config, const RankResult& r, Transport& world,
+                       int64_t parameters, const std::string& folder) {
+  const TrainConfig& c = config.given;
+  TrainSummary summary;
+  summary.folder = folder;
+  summary.engine = world.engine();
+  if (world.analytic()) summary.analyticEngine = world.analytic()->describe();
+  summary.model = c.model;
+  summary.data = c.data;
+  summary.cluster = c.cluster;
+  summary.sync = config.sync;
+  summary.arch = config.arch.canonical;
+  summary.compress = config.compress;
+  summary.pullCompress = config.pullCompress;
+  summary.sched = config.sched;
+  summary.workers = r.workers;
+  summary.serverRanks = config.arch.serverRanks;
+  summary.parameters = parameters;
+  summary.iterations = r.iterations;
+  summary.updatesApplied = r.updatesApplied;
+  summary.epochs = r.epochs;
+  summary.globalBatch = int64_t(c.batchSize) * r.workers;
+  summary.finalAccuracy = r.finalAccuracy;
+  summary.finalLoss = r.finalLoss;
+  summary.targetAccuracy = c.targetAccuracy;
+  summary.trainTime = r.trainTime;
+  summary.wallTime = r.wallTime;
+  summary.throughput = r.trainTime > 0 ? double(r.samples) / r.trainTime : 0;
+  for (const RankTotals& rank : r.ranks) {
+    summary.roles.push_back(toString(rank.role));
+    summary.bytesSent.push_back(rank.bytesSent);
+    summary.bytesReceived.push_back(rank.bytesReceived);
+    summary.computeTime.push_back(rank.computeTime);
+    summary.commTime.push_back(rank.commTime);
+  }
+  summary.stalenessHistogram = r.stalenessHistogram;
   return summary;
 }
 

@@ -22,7 +22,13 @@
 #include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/train_config.h"
 
+namespace tetrad {
+class Transport;
+}  // namespace tetrad
+
 namespace tetrad::train {
+
+struct RankResult;
 
 struct TrainSummary {
   std::string folder;  // the run folder ("" when none was written)
@@ -79,6 +85,13 @@ struct TrainSummary {
 // core/error.h (InvalidArgument for bad flags or data, Unsupported for
 // combinations not implemented yet).
 TrainSummary runTraining(const TrainConfig& config);
+
+// The fields every run's summary has, from rank 0's result of the worker
+// loop on `world` (`folder`: the run folder, "" when none was written).
+// runTraining() and the timing-only run (timing/timing_trainer.h) add their
+// own.
+TrainSummary summaryOf(const ResolvedConfig& config, const RankResult& result, Transport& world,
+                       int64_t parameters, const std::string& folder);
 
 // The parameter count of `model` for `data`'s input shape, without training
 // (used by --help style listings and tests).

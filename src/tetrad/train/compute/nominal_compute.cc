@@ -30,8 +30,7 @@ class NominalCompute final : public WorkerCompute {
  public:
   NominalCompute(const ResolvedConfig& config, const TimingWorkload& workload, int rank,
                  int workers, std::span<float> sharedGradients, bool keepsParameters)
-      : config_(config),
-        workload_(workload),
+      : workload_(workload),
         timer_(config.compute, stragglerSlowdown(config, rank, workers), config.given.computeNoise,
                config.given.seed, rank),
         measured_(config.compute.kind == ComputeSpec::Kind::kMeasured) {
@@ -149,7 +148,6 @@ class NominalCompute final : public WorkerCompute {
   }
 
  private:
-  const ResolvedConfig& config_;
   const TimingWorkload& workload_;
   ComputeTimer timer_;
   bool measured_;

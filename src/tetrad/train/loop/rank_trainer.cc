@@ -268,8 +268,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   // (Payload-free runs carry no events: resolveConfig() refuses a timeline
   // there, and with none there is nothing to gather.)
   std::vector<TimelineEvent> events;
-  if (world_.carriesPayload() || c.timeline == "on")
-    events = gatherTimeline(world_, *r.timeline, r.timelineTag);
+  if (world_.carriesPayload()) events = gatherTimeline(world_, *r.timeline, r.timelineTag);
   if (recorder_ && c.timeline == "on") {
     writeChromeTrace(recorder_->folder() + "/timeline.json", events,
                      world_.simulatedClock() ? "simulated" : "wall");

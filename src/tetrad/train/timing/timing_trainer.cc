@@ -8,7 +8,6 @@
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
 #include "tetrad/sched/model_shapes.h"
-#include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_probe.h"
 #include "tetrad/train/compute/models.h"
 #include "tetrad/train/loop/rank_trainer.h"
@@ -65,11 +64,6 @@ TimingWorkload modelWorkload(const std::string& name, const sched::ModelInput& i
 
 }  // namespace
 
-bool needsPayloads(const ResolvedConfig& config) {
-  const bool pushPull = makeSyncPolicy(config.given.sync)->mode() == SyncMode::kPushPull;
-  return config.arch.holdsWeights() || (config.arch.mixesModels && pushPull);
-}
-
 TimingWorkload timingWorkload(const ResolvedConfig& config) {
   const TrainConfig& c = config.given;
   const NominalData data = nominalData(c);
@@ -102,7 +96,7 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
   launchOptions.simConfig = config.simConfig;
   // The parameter server parses its packets and AD-PSGD's passive task
   // averages the models it receives: they need payloads.
-  launchOptions.payloadFree = !needsPayloads(config);
+  launchOptions.payloadFree = !timingOnlyNeedsPayloads(config);
   launchOptions.analyticCollectives = c.engine == "analytic";
 
   TrainSummary summary;
@@ -133,39 +127,8 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
     }
     RankResult r = RankTrainer(config, source, t, recorder.get()).run();
     if (t.rank() != 0) return;
+    summary = summaryOf(config, r, t, parameters, recorder ? recorder->folder() : "");
     summary.timingOnly = true;
-    summary.folder = recorder ? recorder->folder() : "";
-    summary.engine = t.engine();
-    if (t.analytic()) summary.analyticEngine = t.analytic()->describe();
-    summary.model = c.model;
-    summary.data = c.data;
-    summary.cluster = c.cluster;
-    summary.sync = config.sync;
-    summary.arch = config.arch.canonical;
-    summary.compress = config.compress;
-    summary.pullCompress = config.pullCompress;
-    summary.sched = config.sched;
-    summary.workers = r.workers;
-    summary.serverRanks = servers;
-    summary.parameters = parameters;
-    summary.iterations = r.iterations;
-    summary.updatesApplied = r.updatesApplied;
-    summary.epochs = r.epochs;
-    summary.globalBatch = int64_t(c.batchSize) * r.workers;
-    summary.finalAccuracy = r.finalAccuracy;
-    summary.finalLoss = r.finalLoss;
-    summary.targetAccuracy = c.targetAccuracy;
-    summary.trainTime = r.trainTime;
-    summary.wallTime = r.wallTime;
-    summary.throughput = r.trainTime > 0 ? double(r.samples) / r.trainTime : 0;
-    for (const RankTotals& rank : r.ranks) {
-      summary.roles.push_back(toString(rank.role));
-      summary.bytesSent.push_back(rank.bytesSent);
-      summary.bytesReceived.push_back(rank.bytesReceived);
-      summary.computeTime.push_back(rank.computeTime);
-      summary.commTime.push_back(rank.commTime);
-    }
-    summary.stalenessHistogram = r.stalenessHistogram;
     if (recorder) recorder->writeSummary(summary.toJson());
   });
   return summary;

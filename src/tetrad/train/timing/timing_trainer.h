@@ -16,7 +16,8 @@
 //     charged on every iteration.
 // The ranks run the real worker loop (rank_trainer.h) on NominalCompute
 // (nominal_compute.h), on the simulator's payload-free transport (parameter
-// servers and AD-PSGD: with payloads, see needsPayloads()). The run folder holds
+// servers and AD-PSGD: with payloads, timingOnlyNeedsPayloads() of
+// train_config.h). The run folder holds
 // config.json, metrics.jsonl (loss and accuracy null) and summary.json
 // ("timing_only": true, test accuracy and loss null).
 //
@@ -33,11 +34,6 @@ namespace tetrad::train {
 // --compute is measured). Throws InvalidArgument for an unknown data set or
 // an input the model cannot take.
 TimingWorkload timingWorkload(const ResolvedConfig& config);
-
-// True when the run's messages must carry payloads even timing-only: a
-// parameter server parses its packets, AD-PSGD's passive task averages the
-// models it receives.
-bool needsPayloads(const ResolvedConfig& config);
 
 // Runs the whole timing-only simulation; see the header comment.
 TrainSummary runTimingOnly(const ResolvedConfig& config);
