@@ -23,6 +23,7 @@
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/record/run_recorder.h"
 #include "tetrad/train/timing/timing_trainer.h"
+#include "tetrad/transport/analytic_network.h"
 #include "tetrad/transport/diagnostics.h"
 
 namespace tetrad::train {
