@@ -29,6 +29,9 @@ void addRetimeCommand(CommandGroups& groups) {
                   "Compute model (default: the run's; required when it was measured)");
   cmd->add_option("--out", request->out,
                   "Keep the timing-only run in this folder (default: a temporary one, removed)");
+  cmd->add_flag("--as-run", request->asRun,
+                "Write --out as a run folder of this method on the new network (the original's "
+                "accuracy on the retimed clock; the replay in DIR/timing-only)");
   cmd->add_flag("--json", *json, "One JSON object (summary.json's field names) instead of a table");
   cmd->callback([request, json, profile] {
     if (!profile->empty()) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 #include <memory>
 
 #include "advise_map.h"
@@ -21,6 +22,7 @@
 #include "tetrad/experiment/lr_tuning.h"
 #include "tetrad/experiment/run_plan.h"
 #include "tetrad/experiment/run_record.h"
+#include "tetrad/experiment/results_table.h"
 #include "tetrad/experiment/run_validation.h"
 #include "tetrad/experiment/sweep_file.h"
 #include "tetrad/experiment/sweep_runner.h"
@@ -134,6 +136,12 @@ void listRuns(const experiment::SweepSpec& spec, const RunOptions& o, const std:
     }
     const bool finished = experiment::runDone((fs::path(outDir) / run.name).string());
     done += finished ? 1 : 0;
+    if (!run.retimeOf.empty()) {
+      std::vector<std::string> args = {"retime of", run.retimeOf};
+      args.insert(args.end(), run.retimeArgs.begin(), run.retimeArgs.end());
+      line(finished ? "done" : "to retime", run.name, args);
+      continue;
+    }
     line(finished ? "done" : "to run", run.name, run.trainArgs());
   }
   if (tuningRuns > 0) {
@@ -187,7 +195,47 @@ void runSweepFile(const RunOptions& o) {
     if (!waits) runs.push_back(std::move(run));
   }
   experiment::validateRuns(runs, validateTrainArgs);
-  const experiment::SweepOutcome outcome = experiment::runSweep(runs, options, stderr);
+  // Trained runs first, then the retimes of the synchronous ones (retime = true).
+  std::vector<experiment::RunPlan> trained, retimed;
+  std::vector<std::string> folders;  // every run of the sweep, in plan order
+  for (const experiment::RunPlan& run : runs) {
+    folders.push_back((std::filesystem::path(options.outDir) / run.name).string());
+  }
+  for (experiment::RunPlan& run : runs) {
+    (run.retimeOf.empty() ? trained : retimed).push_back(std::move(run));
+  }
+  experiment::SweepOutcome outcome = experiment::runSweep(trained, options, stderr);
+  // A retime whose trained run did not finish has nothing to replay: failed.
+  std::erase_if(retimed, [&](const experiment::RunPlan& run) {
+    if (experiment::runDone((std::filesystem::path(options.outDir) / run.retimeOf).string())) {
+      return false;
+    }
+    ++outcome.total;
+    ++outcome.failed;
+    outcome.failedRuns.push_back(run.name + " (a retime of " + run.retimeOf + ", which did not finish)");
+    return true;
+  });
+  if (!retimed.empty() && outcome.configError.empty()) {
+    experiment::SweepOptions retiming = options;
+    retiming.phase = "retiming";
+    const experiment::SweepOutcome second = experiment::runSweep(retimed, retiming, stderr);
+    outcome.total += second.total;
+    outcome.alreadyDone += second.alreadyDone;
+    outcome.ok += second.ok;
+    outcome.diverged += second.diverged;
+    outcome.interrupted += second.interrupted;
+    outcome.failed += second.failed;
+    outcome.notStarted += second.notStarted;
+    if (outcome.configError.empty()) outcome.configError = second.configError;
+    outcome.failedRuns.insert(outcome.failedRuns.end(), second.failedRuns.begin(),
+                              second.failedRuns.end());
+  }
+  if (!folders.empty() && folders.size() != trained.size()) {
+    // Each phase wrote results.csv for its own runs: one table of them all.
+    std::vector<experiment::RunRecord> records;
+    for (const std::string& folder : folders) records.push_back(experiment::readRunFolder(folder));
+    experiment::writeResults(records, options.outDir);
+  }
   std::printf("results: %s/results.csv, %s/results.jsonl (%zu runs)\n", options.outDir.c_str(),
               options.outDir.c_str(), outcome.total);
   std::fflush(stdout);
@@ -197,7 +245,7 @@ void runSweepFile(const RunOptions& o) {
   const size_t interrupted = outcome.interrupted + tuned.sweep.interrupted;
   if (failed + interrupted > 0) {
     std::string names;
-    for (const auto* list : {&tuned.sweep.failedRuns, &outcome.failedRuns}) {
+    for (const std::vector<std::string>* list : {&tuned.sweep.failedRuns, &std::as_const(outcome.failedRuns)}) {
       for (const std::string& name : *list) names += (names.empty() ? "" : ", ") + name;
     }
     std::string waiting;

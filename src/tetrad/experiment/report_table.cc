@@ -88,6 +88,7 @@ std::string labelOf(const MethodRow& row) {
   if (row.isBaseline) label += " (baseline)";
   if (row.isFp16Baseline) label += " (fp16 baseline)";
   if (row.layerWise) label += " (layer-wise)";
+  if (row.retimed > 0) label += "¹";
   return label;
 }
 
@@ -106,8 +107,10 @@ std::string tableOf(const ClusterGroup& group) {
   text += "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   bool layerWise = false;
   bool compresses = false;
+  bool retimed = false;
   for (const MethodRow& row : group.rows) {
     layerWise = layerWise || row.layerWise;
+    retimed = retimed || row.retimed > 0;
     // The 16-bit baseline is the reference for methods that compress.
     const bool againstFp16 = row.compress != "none" && !row.isFp16Baseline;
     compresses = compresses || againstFp16;
@@ -136,6 +139,12 @@ std::string tableOf(const ClusterGroup& group) {
     text +=
         "\n(layer-wise): bucket_size 0, one bucket and one compressed packet per tensor: an "
         "ablation, not a like-for-like comparison with fused buckets.\n";
+  }
+  if (retimed) {
+    text +=
+        "\n¹ retimed: trained once per seed on an earlier cluster and replayed timing-only "
+        "on this network (`tetrad retime`): the same iterations, losses and accuracies, this "
+        "network's times and bytes.\n";
   }
   return text;
 }

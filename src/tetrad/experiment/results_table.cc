@@ -76,6 +76,7 @@ const std::vector<Column>& columns() {
       {"comm_fraction",
        [](const RunRecord& r) { return number(ratio(r.commTime, r.computeTime, r.commTime)); }},
       {"throughput", [](const RunRecord& r) { return number(r.throughput); }},
+      {"retimed_from", [](const RunRecord& r) { return text(r.retimedFrom); }},
       {"hash", [](const RunRecord& r) { return text(r.hash); }},
       {"folder", [](const RunRecord& r) { return text(r.folder); }},
   };

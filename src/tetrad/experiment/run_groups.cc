@@ -38,6 +38,7 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
       throughput;
   for (const RunRecord* r : runs) {
     row.curveFolders.push_back(r->folder);
+    row.retimed += r->retimedFrom.empty() ? 0 : 1;
     accuracy.push_back(r->finalAccuracy);
     if (!std::isnan(r->timeToTarget)) {
       toTarget.push_back(r->timeToTarget);

@@ -38,6 +38,7 @@ struct MethodRow {
   double lr = kMissing;     // the lr of its runs (of its first, should they differ)
   std::string lrTunedFrom;  // the tune_lr grid it was picked from ("": not tuned)
   bool layerWise = false;   // bucket_bytes 0 (an ablation)
+  int retimed = 0;          // seeds whose run is a retime (RunRecord::retimedFrom)
   double bytesPerWorkerIter = kMissing;
   double computePerIter = kMissing;  // mean over ranks, seconds per iteration
   double commPerIter = kMissing;

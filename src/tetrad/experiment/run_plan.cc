@@ -1,8 +1,10 @@
 #include "tetrad/experiment/run_plan.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "tetrad/core/error.h"
+#include "tetrad/experiment/retime_plan.h"
 #include "tetrad/experiment/run_hash.h"
 
 namespace tetrad::experiment {
@@ -129,6 +131,7 @@ std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::stri
       }
     }
   }
+  markRetimedRuns(spec, runs);
   return runs;
 }
 
@@ -141,6 +144,14 @@ std::vector<std::string> childCommand(const RunPlan& run, const std::string& exe
                                       const std::string& folder, const std::string& mpirun,
                                       int simThreads) {
   std::vector<std::string> command;
+  if (!run.retimeOf.empty()) {
+    const std::string source =
+        (std::filesystem::path(folder).parent_path() / run.retimeOf).string();
+    command = {exe, "retime", source};
+    command.insert(command.end(), run.retimeArgs.begin(), run.retimeArgs.end());
+    command.insert(command.end(), {"--out", folder, "--as-run"});
+    return command;
+  }
   if (run.mpi) {
     command = {mpirun, "-np", std::to_string(run.workers)};
     command.insert(command.end(), run.mpirunArgs.begin(), run.mpirunArgs.end());

@@ -50,6 +50,12 @@ struct RunPlan {
   std::vector<std::string> lrTunedFrom;
   std::string phase;  // "" (a run of the sweep) or "tuning"
   std::string tuneMetric;
+  // Retiming ([workload] retime = true, retime_plan.h): the name of the run
+  // of the same method and seed on an earlier cluster that this run is a
+  // retime of, and the `tetrad retime` arguments (--cluster, --net-model,
+  // --net-profile) that put it on this run's network. Empty: trained.
+  std::string retimeOf;
+  std::vector<std::string> retimeArgs;
 
   // The arguments after `tetrad train`, without --out and --name.
   std::vector<std::string> trainArgs() const;
@@ -68,7 +74,9 @@ using LrPicks = std::map<std::string, std::string>;
 // the other way round); a label that is neither is an InvalidArgument.
 // `picks`: the lr of each tuned method (its tune_lr place is blamed for it);
 // a method with tune_lr but no pick keeps the lr it resolves to, and its
-// runs name the grid in lrTunedFrom only when picked.
+// runs name the grid in lrTunedFrom only when picked. With spec.retime, the
+// runs that can be retimed from an earlier run of the list are marked so
+// (markRetimedRuns, retime_plan.h).
 std::vector<RunPlan> planRuns(const SweepSpec& spec, const std::vector<std::string>& only = {},
                               const LrPicks& picks = {});
 
@@ -81,7 +89,8 @@ RunPlan planRun(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64
 // `mpirun -np W [mpirun args]` for an MPI cluster. A simulated training run
 // also gets `--sim-threads simThreads` when simThreads > 0, unless its
 // arguments set it or it is timing-only (which runs on one thread); like the
-// folder, that does not change the result and is not hashed.
+// folder, that does not change the result and is not hashed. A retimed run
+// (retimeOf) is `exe retime FOLDER/../SOURCE RETIME_ARGS --out FOLDER --as-run`.
 std::vector<std::string> childCommand(const RunPlan& run, const std::string& exe,
                                       const std::string& folder, const std::string& mpirun,
                                       int simThreads = 0);

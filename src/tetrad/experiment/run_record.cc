@@ -131,6 +131,7 @@ RunRecord readRunFolder(const std::string& folder) {
   r.lr = numberOr(config, "lr");
   r.bucketBytes = numberOr(config, "bucket_bytes");
   r.phase = stringOr(run, "phase", "");
+  r.retimedFrom = stringOr(run, "retimed_from", stringOr(summary, "retimed_from", ""));
   if (run.is_object() && run.contains("lr_tuned_from") && run["lr_tuned_from"].is_array()) {
     for (const json& rate : run["lr_tuned_from"]) {
       if (!r.lrTunedFrom.empty()) r.lrTunedFrom += ';';

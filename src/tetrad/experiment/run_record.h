@@ -59,6 +59,10 @@ struct RunRecord {
   // not tuned), and "tuning" for a tuning run (lr_tuning.h).
   std::string lrTunedFrom;
   std::string phase;
+  // run.json / summary.json: the run folder this run is a retime of (its
+  // times are a timing-only replay of that run on this run's network,
+  // retime_plan.h); "" for a trained run.
+  std::string retimedFrom;
   // Optional summary fields kept verbatim (JSON text, "" when absent):
   // staleness_histogram, bytes_sent_by_role.
   std::string extraJson;

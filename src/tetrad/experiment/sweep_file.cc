@@ -210,9 +210,13 @@ class SweepParser {
         parseTuneBudget(node, key);
       } else if (key.str() == "tune_metric") {
         parseTuneMetric(node, key);
+      } else if (key.str() == "retime") {
+        if (!node.is_boolean()) wrongType(node, key, "[workload]", "true or false");
+        spec_.retime = node.value<bool>().value();
+        spec_.retimeWhere = at(key.source());
       } else if (!addSetting(spec_.workload, key, node, "[workload]", false)) {
         unknownKey(key, "[workload]",
-                   "seeds" + knownSettings(false) + ", tune_budget, tune_metric");
+                   "seeds" + knownSettings(false) + ", tune_budget, tune_metric, retime");
       }
     }
   }

@@ -45,6 +45,7 @@ void writeRunJson(const RunPlan& run, const std::string& folder, const std::stri
   if (!run.phase.empty()) j["phase"] = run.phase;
   if (!run.tuneMetric.empty()) j["tune_metric"] = run.tuneMetric;
   if (!run.lrTunedFrom.empty()) j["lr_tuned_from"] = run.lrTunedFrom;
+  if (!run.retimeOf.empty()) j["retimed_from"] = run.retimeOf;
   std::ofstream out(fs::path(folder) / "run.json", std::ios::trunc);
   out << j.dump(2) << '\n';
   out.close();
@@ -170,7 +171,7 @@ class SweepRunner {
     // Interrupted after a checkpoint: continue it (train's --resume checks
     // that the configuration is the same).
     const bool resume =
-        runStatus(folder.string()) == "interrupted" && fs::is_directory(folder / "checkpoint");
+        run.retimeOf.empty() && runStatus(folder.string()) == "interrupted" && fs::is_directory(folder / "checkpoint");
     fs::remove(folder / "train.log", ec);
     std::vector<std::string> command =
         childCommand(run, options_.exe, folder.string(), options_.mpirun, options_.simThreads);

@@ -7,7 +7,9 @@
 //                         override [workload] and the cluster; tune_lr, a
 //                         learning-rate grid (lr_tuning.h)
 //   [workload] also       tune_budget (share of a run's iterations a tuning
-//                         run trains) and tune_metric
+//                         run trains), tune_metric, and retime (train each
+//                         synchronous method once per seed, retime it onto
+//                         the other clusters: retime_plan.h)
 //   [map]                 bandwidth, latency (MIN:MAX:STEPS) and net_model of
 //                         the method map `tetrad run` draws when the sweep
 //                         ends (`tetrad advise --map`, method_map.h)
@@ -93,6 +95,10 @@ struct SweepSpec {
   SourceRef tuneBudgetWhere;
   TuneMetric tuneMetric = TuneMetric::kTestAccuracy;
   SourceRef tuneMetricWhere;
+  // retime = true: synchronous methods train once per seed and are retimed
+  // onto the other clusters (retime_plan.h).
+  bool retime = false;
+  SourceRef retimeWhere;
   std::vector<ClusterEntry> clusters;
   std::vector<MethodEntry> methods;
   MapTable map;

@@ -13,6 +13,7 @@
 #include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sync/registry.h"
+#include "tetrad/train/timing/retimed_run_folder.h"
 #include "tetrad/train/trainer.h"
 
 namespace tetrad::train {
@@ -237,17 +238,29 @@ RetimeResult retimeRun(const RetimeRequest& request) {
   c.timeline = "off";
   c.targetAccuracy = 0;
   c.name.clear();
+  TETRAD_CHECK(!request.asRun || !request.out.empty(), InvalidArgument,
+               "retime: --as-run writes a run folder: give it with --out DIR");
   const bool keep = !request.out.empty();
-  c.out = keep
+  c.out = request.asRun ? (fs::path(request.out) / "timing-only").string()
+          : keep
               ? request.out
               : (fs::temp_directory_path() / fmt::format("tetrad-retime-{}-{}", ::getpid(),
                                                          fs::path(request.run).filename().string()))
                     .string();
-  if (!keep) fs::remove_all(c.out);
+  // A replay left by an earlier attempt (an interrupted sweep) starts over.
+  if (!keep || request.asRun) fs::remove_all(c.out);
+  if (request.asRun) {
+    for (const char* file : {"summary.json", "metrics.jsonl", "config.json"}) {
+      fs::remove(fs::path(request.out) / file);
+    }
+  }
   runTraining(c);
   const Json retimedConfig = readJson(fs::path(c.out) / "config.json", "");
   result.retimed = timingOf(c.out, retimedConfig, iterationsToTarget);
-  if (keep) {
+  if (request.asRun) {
+    writeRetimedRunFolder(request.run, c.out, request.out, result.retimed.timeToTarget);
+    result.folder = request.out;
+  } else if (keep) {
     result.folder = c.out;
   } else {
     std::error_code ignored;

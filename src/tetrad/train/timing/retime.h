@@ -40,6 +40,9 @@ struct RetimeRequest {
   std::string netModel;  // "": the run's; else lv08 | cm02 | profile:FILE
   std::string compute;   // "": the run's; else fixed:D | flops:G
   std::string out;       // keep the timing-only run here; "": a temporary folder, removed
+  // Write `out` as a run folder of the original method on the new network
+  // (retimed_run_folder.h), the timing-only run in out/timing-only/.
+  bool asRun = false;
 };
 
 // One run's timing figures, as summary.json names them.
