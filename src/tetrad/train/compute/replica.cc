@@ -1,5 +1,6 @@
 #include "tetrad/train/compute/replica.h"
 
+#include <ATen/Parallel.h>
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/utils/lambda_post_hook.h>
 #include <torch/csrc/autograd/variable.h>
@@ -13,6 +14,16 @@
 namespace tetrad::train {
 namespace {
 using Clock = WallClock;
+
+// Every thread that computes uses the process's LibTorch thread count (1 on
+// the simulator) before its first operation. LibTorch sets a new thread's
+// OpenMP thread count only at its first parallel operation, and an optimized
+// BLAS called before that (OpenBLAS follows OpenMP's count) would split a
+// matrix product over another number of threads — whose result differs in
+// the last bits, so a resumed run would no longer equal an uninterrupted one.
+void useProcessThreadCount() {
+  at::internal::lazy_init_num_threads();
+}
 }  // namespace
 
 Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank, int workers)
@@ -56,6 +67,7 @@ Replica::~Replica() = default;
 
 EvalResult Replica::evaluate(const std::vector<int64_t>& samples, Transport& group,
                              const AllreduceOptions& options) {
+  useProcessThreadCount();
   return evaluateOnRanks(*model_, testBatches_, samples, group, options);
 }
 
@@ -123,6 +135,7 @@ double Replica::applyStep(double lr) {
 }
 
 double Replica::stepStage(int stage, double lr) {
+  useProcessThreadCount();
   torch::optim::SGD& optimizer = *optimizers_.at(size_t(stage));
   for (auto& group : optimizer.param_groups()) {
     static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
@@ -133,6 +146,7 @@ double Replica::stepStage(int stage, double lr) {
 }
 
 ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage)>& beforeStage) {
+  useProcessThreadCount();
   const int batch = config_.given.batchSize;
   const int64_t epoch = step / stepsPerEpoch_;
   if (epoch != orderEpoch_) {
@@ -181,6 +195,7 @@ double Replica::passClockNow() const {
 
 double Replica::backward() {
   TETRAD_CHECK(loss_.defined(), Error, "backward() without a forward()");
+  useProcessThreadCount();
   const double start = passClockNow();
   flat_->zeroGradients();
   loss_.backward();
