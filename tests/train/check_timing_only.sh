@@ -89,7 +89,7 @@ qsgd16|--compress qsgd:16
 natural|--compress natural
 topk1pct-ef|--compress topk:0.01,ef
 randomk1pct-ef|--compress randomk:0.01,ef
-dgc0.1pct|--compress dgc:0.001
+dgc0.1pct|--compress dgc:0.001 --momentum 0
 gtopk1pct|--compress gtopk:0.01
 powersgd2|--compress powersgd:2
 ps-bsp|--arch ps:2

@@ -33,14 +33,21 @@ TEST_P(BspEquivalence, MatchesSingleProcessLoopWithNTimesTheBatch) {
   launch(options,
          [&](Transport& t) { parameters[t.rank()] = testing::trainRank(config, data, t); });
   PlainLoopResult reference = trainPlainLoop(config, data, c.batch * c.workers, iterations);
+  // Float rounding differs between a batch of N*b and N sums of b (an
+  // optimized BLAS blocks its sums by batch size). The mlp stays within 1e-4;
+  // through the cnn's ReLUs and max-pooling a rounding difference near a tie
+  // can route a gradient elsewhere (4e-4 measured with OpenBLAS after 6
+  // iterations), so its bound is 1e-3.
+  const double tolerance = c.model == "cnn" ? 1e-3 : 1e-4;
   for (int r = 0; r < c.workers; ++r) {
-    EXPECT_LT(testing::maxRelativeDifference(parameters[r], reference.parameters), 1e-4)
+    EXPECT_LT(testing::maxRelativeDifference(parameters[r], reference.parameters), tolerance)
         << "rank " << r;
   }
-  // Not trivially equal: training moved the parameters.
+  // Not trivially equal: training moved the parameters by far more than that.
   TrainConfig untrained = config;
   PlainLoopResult start = trainPlainLoop(untrained, data, c.batch * c.workers, 0);
-  EXPECT_GT(testing::maxRelativeDifference(start.parameters, reference.parameters), 1e-3);
+  EXPECT_GT(testing::maxRelativeDifference(start.parameters, reference.parameters),
+            10 * tolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sim, BspEquivalence,

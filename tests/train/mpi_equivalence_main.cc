@@ -38,7 +38,11 @@ int main(int argc, char** argv) {
     double difference = testing::maxRelativeDifference(distributed, reference.parameters);
     std::printf("rank %d of %d (%s): %zu parameters, max relative difference %.3g\n", rank, workers,
                 algorithm.c_str(), distributed.size(), difference);
-    if (!(difference < 1e-4)) {
+    // The cnn's bound, as in equivalence_test.cc: an optimized BLAS blocks its
+    // sums by batch size, and through ReLUs and max-pooling a rounding
+    // difference near a tie can route a gradient elsewhere (4e-4 measured with
+    // OpenBLAS after 6 iterations).
+    if (!(difference < 1e-3)) {
       std::printf("rank %d: FAIL: BSP parameters differ from the single-process loop\n", rank);
       return 1;
     }

@@ -233,6 +233,13 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "invalid --lr {}: must be positive", c.lr);
   TETRAD_CHECK(c.momentum >= 0 && c.momentum < 1, InvalidArgument,
                "invalid --momentum {}: must be in [0, 1)", c.momentum);
+  // DGC's momentum correction is the run's momentum (compress/dgc.h): SGD
+  // momentum on DGC's aggregate would apply it a second time (an effective
+  // step ten times the lr at 0.9), which no error message would explain.
+  TETRAD_CHECK(!(r.compress.starts_with("dgc:") && c.momentum > 0), InvalidArgument,
+               "--compress {} applies momentum itself (momentum correction, dgc:R:momentum=M): "
+               "give --momentum 0, or SGD momentum {} would be applied on top of it",
+               r.compress, c.momentum);
   TETRAD_CHECK(c.weightDecay >= 0 && std::isfinite(c.weightDecay), InvalidArgument,
                "invalid --weight-decay {}: must be >= 0", c.weightDecay);
   TETRAD_CHECK(c.warmup >= 0 && std::isfinite(c.warmup), InvalidArgument,
