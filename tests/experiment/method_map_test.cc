@@ -126,5 +126,33 @@ TEST(MethodMap, WorkerCountsAreAnAxisAndSeedsAreCounted) {
   }
 }
 
+TEST(MethodMap, WinnerPictureListsOnlyTheWinnersInDistinctColours) {
+  // Twelve methods, of which "m3" and "m11" win: the winner picture's legend
+  // names those two only, each in its own colour (twelve methods in ten
+  // colours would repeat one).
+  std::vector<MapCell> cells;
+  for (double bandwidth : {1e8, 1e10}) {
+    std::vector<MapEntry> entries;
+    for (int m = 0; m < 12; ++m) {
+      const bool wins = (bandwidth < 1e9 && m == 3) || (bandwidth > 1e9 && m == 11);
+      entries.push_back(entry("m" + std::to_string(m), wins ? 1.0 : 2.0 + m, 0, 0));
+    }
+    cells.push_back({bandwidth, 1e-5, entries});
+  }
+  const std::string dir = ::testing::TempDir() + "/method_map_winners";
+  writeMap(dir, cells);
+  std::ifstream script(dir + "/map.gp");
+  const std::string gp((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(gp.find("title 'm3'"), std::string::npos);
+  EXPECT_NE(gp.find("title 'm11'"), std::string::npos);
+  EXPECT_EQ(gp.find("title 'm0'"), std::string::npos);
+  EXPECT_NE(gp.find("set palette defined (0 '#1f77b4', 1 '#ff7f0e')"), std::string::npos);
+  std::ifstream data(dir + "/map_winner.dat");
+  const std::string winners((std::istreambuf_iterator<char>(data)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(winners.find("\t0\n"), std::string::npos);  // m3: the first winner
+  EXPECT_NE(winners.find("\t1\n"), std::string::npos);  // m11: the second
+}
+
 }  // namespace
 }  // namespace tetrad::experiment

@@ -115,6 +115,12 @@ const MapEntry* entryOf(const MapCell& cell, const std::string& method) {
 // "time per iteration predicted 1.2x measured" for the factor of `e` whose
 // prediction is furthest off (in log terms).
 std::string worstFactor(const MapEntry& e) {
+  // A method that never reached the target has no measured factors: the
+  // theory's iterations were the prediction that failed.
+  if (!std::isfinite(e.timeToTarget)) {
+    return fmt::format("it never reached the target (predicted {:.3g} iterations)",
+                       e.predictedIterations);
+  }
   const double time = e.predictedTimePerIteration / e.timePerIteration;
   const double iterations = e.predictedIterations / e.iterationsToTarget;
   const double timeOff = std::isfinite(time) ? std::fabs(std::log(time)) : 0;
@@ -191,18 +197,28 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
     }
   }
   const std::string png = pngTerminal(dir);
-  // One colour per method (cycled past ten), its legend entry an empty
-  // plot in that colour.
-  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                   "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  // The winner picture colours and lists only the methods that win a cell
+  // (in entry order), so that its colours stay distinct: one colour each
+  // (cycled past sixteen), its legend entry an empty plot in that colour.
+  std::vector<std::string> winners;
+  for (const std::string& method : methods) {
+    const bool wins = std::any_of(cells.begin(), cells.end(),
+                                  [&](const MapCell& cell) { return winnerOf(cell) == method; });
+    if (wins) winners.push_back(method);
+  }
+  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                   "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                   "#bcbd22", "#17becf", "#000000", "#ffd700",
+                                   "#00ff7f", "#8b0000", "#00008b", "#ff69b4"};
+  constexpr size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
   std::string winnerData, timeData, palette, legend;
-  for (size_t m = 0; m < methods.size(); ++m) {
-    const char* colour = kColours[m % 10];
+  for (size_t m = 0; m < winners.size(); ++m) {
+    const char* colour = kColours[m % kColourCount];
     palette += fmt::format("{}{} '{}'", m ? ", " : "", m, colour);
     legend += fmt::format(", NaN with boxes fill solid lc rgb '{}' title '{}'", colour,
-                          plotWord(methods[m]));
+                          plotWord(winners[m]));
   }
-  if (methods.size() == 1) palette += fmt::format(", 1 '{}'", kColours[0]);
+  if (winners.size() <= 1) palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
   // Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index
   // (NaN where no method reaches the target: left blank); a data block per
   // worker count.
@@ -210,11 +226,11 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
     for (const MapCell& cell : cells) {
       if (cell.workers != workers) continue;
       const std::string winner = winnerOf(cell);
-      const auto it = std::find(methods.begin(), methods.end(), winner);
+      const auto it = std::find(winners.begin(), winners.end(), winner);
       winnerData += fmt::format(
           "{:.6g}\t{:.6g}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
           std::log10(cell.latency * 1e6),
-          it == methods.end() ? std::string("NaN") : std::to_string(it - methods.begin()));
+          it == winners.end() ? std::string("NaN") : std::to_string(it - winners.begin()));
     }
     winnerData += "\n\n";
   }
@@ -273,7 +289,8 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
                         "set multiplot layout 1,{}\n{}unset border\nunset tics\nunset xlabel\n"
                         "unset ylabel\nunset title\nset key center center\nset xrange [0:1]\n"
                         "set yrange [0:1]\nplot {}\nunset multiplot\n",
-                        panels + 1, winnerPlots, legend.substr(2));
+                        panels + 1, winnerPlots,
+                        legend.empty() ? std::string("NaN notitle") : legend.substr(2));
   const int width = panels == 1 ? 900 : 400 * (panels + 1);
   // The winner map's settings, given again after each terminal's reset (the
   // legend panel unsets some of them).
@@ -282,7 +299,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
       "set xlabel 'bandwidth, log10 Gb/s'\nset ylabel 'latency, log10 us'\n"
       "set palette maxcolors {}\nset palette defined ({})\n"
       "set cbrange [-0.5:{}.5]\nunset colorbox\nset key outside right top\n",
-      std::max<size_t>(methods.size(), 2), palette, std::max(last, 0));
+      std::max<size_t>(winners.size(), 2), palette, std::max(int(winners.size()) - 1, 0));
   const std::string script = fmt::format(
       "# Generated by tetrad advise --map: run `gnuplot map.gp` in this folder.\n"
       "set datafile separator \"\\t\"\n"
