@@ -30,6 +30,8 @@ TrainSummary shortRun(const std::string& compress, const std::string& folder,
   c.batchSize = 8;
   c.maxIters = 4;
   c.compress = compress;
+  // DGC carries the momentum itself (train_config refuses SGD momentum on top).
+  if (compress.starts_with("dgc")) c.momentum = 0;
   c.quiet = true;
   c.out = folder;
   return runTraining(c);
