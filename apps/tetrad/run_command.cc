@@ -226,7 +226,7 @@ void runSweepFile(const RunOptions& o) {
     outcome.interrupted += second.interrupted;
     outcome.failed += second.failed;
     outcome.notStarted += second.notStarted;
-    if (outcome.configError.empty()) outcome.configError = second.configError;
+    outcome.configError = second.configError;  // this phase runs only without an earlier one
     outcome.failedRuns.insert(outcome.failedRuns.end(), second.failedRuns.begin(),
                               second.failedRuns.end());
   }

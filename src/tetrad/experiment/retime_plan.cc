@@ -66,15 +66,21 @@ std::string retimeRefusal(const RunPlan& run) {
 
 void markRetimedRuns(const SweepSpec& spec, std::vector<RunPlan>& runs) {
   if (!spec.retime) return;
+  // Each run's eligibility and trajectory arguments, computed once.
+  std::vector<bool> eligible(runs.size());
+  std::vector<std::vector<std::string>> trajectories(runs.size());
+  for (size_t r = 0; r < runs.size(); ++r) {
+    eligible[r] = retimeRefusal(runs[r]).empty();
+    if (eligible[r]) trajectories[r] = trajectoryArgs(runs[r]);
+  }
   for (size_t r = 0; r < runs.size(); ++r) {
     RunPlan& run = runs[r];
-    if (!retimeRefusal(run).empty()) continue;
-    const std::vector<std::string> mine = trajectoryArgs(run);
+    if (!eligible[r]) continue;
     for (size_t s = 0; s < r; ++s) {
       const RunPlan& source = runs[s];
-      if (!source.retimeOf.empty() || source.methodIndex != run.methodIndex ||
+      if (!eligible[s] || !source.retimeOf.empty() || source.methodIndex != run.methodIndex ||
           source.seed != run.seed || source.clusterIndex >= run.clusterIndex ||
-          !retimeRefusal(source).empty() || trajectoryArgs(source) != mine) {
+          trajectories[s] != trajectories[r]) {
         continue;
       }
       // A network model the source sets and this run leaves to the default
