@@ -263,8 +263,10 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--repetitions", f->repetitions, "timed rounds per compressor (median)")
       ->capture_default_str();
   cmd->add_option("--top", f->top, "print only the N fastest (0: all)")->capture_default_str();
-  cmd->add_option("--noise-ratio", f->noiseRatio,
-                  "s = sigma^2/(n eps) of the iteration multipliers (docs/convergence.md)")
+  auto noiseRatio = std::make_shared<std::string>("1");
+  cmd->add_option("--noise-ratio", *noiseRatio,
+                  "s = sigma^2/(n eps) of the iteration multipliers (docs/convergence.md); with "
+                  "--map also 'fit': the s that best matches the sweep's measured multipliers")
       ->capture_default_str();
   cmd->add_option("--results", f->results,
                   "a sweep folder (tetrad run): measured accuracy penalties and agreement");
@@ -277,7 +279,18 @@ CommandRegistration registration([](CommandGroups& groups) {
       ->capture_default_str();
   cmd->add_option("--map-latency", map->latencies, "the map's latencies: MIN:MAX:STEPS")
       ->capture_default_str();
-  cmd->callback([f, map, mapOn] {
+  cmd->add_option("--jobs,-j", map->jobs,
+                  "with --map: replays at a time, each its own process (1: in this process)")
+      ->capture_default_str();
+  cmd->callback([f, map, mapOn, noiseRatio] {
+    if (*noiseRatio == "fit") {
+      TETRAD_CHECK(*mapOn, InvalidArgument,
+                   "--noise-ratio fit fits s to a finished sweep: use it with --results DIR --map");
+      map->fitNoiseRatio = true;
+    } else {
+      f->noiseRatio = parseNumber(*noiseRatio, "--noise-ratio");
+      map->noiseRatio = f->noiseRatio;
+    }
     if (*mapOn) {
       TETRAD_CHECK(!f->results.empty(), InvalidArgument,
                    "--map draws a finished sweep: give --results DIR");

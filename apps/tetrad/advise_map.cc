@@ -7,7 +7,9 @@
 // seed, then the mean over the seeds:
 //   synchronous methods (bsp, local:H, post-local, gossip D-PSGD/CHOCO,
 //     every schedule): retimed exactly (train/timing/retime.h): the run's own
-//     iterations on the cell's network; its time to target there;
+//     iterations, up to the one where it reached its target, replayed on the
+//     cell's network (map_replays.h: --jobs replays at a time, each its own
+//     process); its time to target there;
 //   asynchronous methods (ssp, asp, AD-PSGD): the cost model's time per
 //     iteration on the cell's network × the run's measured iterations to
 //     target, marked "cost model" (an asynchronous run with an overlapping
@@ -19,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -36,9 +39,11 @@
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/network_model.h"
+#include "tetrad/model/noise_ratio_fit.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/timing/retime.h"
+#include "map_replays.h"
 
 namespace tetrad::app {
 namespace {
@@ -134,7 +139,12 @@ std::pair<double, double> meanAndStd(const std::vector<double>& values) {
 
 }  // namespace
 
-void runAdviseMap(const AdviseMapFlags& f) {
+void runAdviseMap(const AdviseMapFlags& flags) {
+  AdviseMapFlags f = flags;
+  if (f.exe.empty()) f.exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  TETRAD_CHECK(f.jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", f.jobs);
+  TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
+               "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
   const experiment::MapAxis bandwidths =
       experiment::parseBandwidthAxis(f.bandwidths, "--map-bandwidth");
   const experiment::MapAxis latencies = experiment::parseLatencyAxis(f.latencies, "--map-latency");
@@ -189,31 +199,69 @@ void runAdviseMap(const AdviseMapFlags& f) {
     if (it != errors->end()) return it->second;
     return (*errors)[c.spec()] = model::measureWorkloadError(c, workload).ratio;
   };
+  // The advisor's iterations: BSP's measured iterations to target (per
+  // worker count, mean over its seeds) × the convergence theory's multiplier
+  // (iteration_theory.h) at the noise ratio s, given or fitted to the
+  // multipliers this sweep measured (noise_ratio_fit.h).
+  std::map<int, double> baselineIterations;
+  for (const MethodRuns& g : groups) {
+    const experiment::RunRecord& b = g.first();
+    if (!experiment::isBaselinePoint(b.sync, b.arch, b.compress, b.sched)) continue;
+    std::vector<double> its;
+    for (const experiment::RunRecord& seed : g.seeds) its.push_back(seed.iterationsToTarget);
+    baselineIterations[g.workers] = meanAndStd(its).first;
+  }
+  auto baselineOf = [&](int workers) {
+    auto it = baselineIterations.find(workers);
+    return it == baselineIterations.end() ? NAN : it->second;
+  };
+  double noiseRatio = f.noiseRatio;
+  if (f.fitNoiseRatio) {
+    std::vector<model::MeasuredMultiplier> measured;
+    for (const MethodRuns& g : groups) {
+      const experiment::RunRecord& r = g.first();
+      // Overlap schedules do not change the iterations; one point per method.
+      if (!r.sched.empty() && r.sched != "none") continue;
+      std::vector<double> its;
+      bool reached = true;
+      for (const experiment::RunRecord& seed : g.seeds) {
+        reached = reached && std::isfinite(seed.timeToTarget);
+        its.push_back(seed.iterationsToTarget);
+      }
+      if (!reached) continue;
+      measured.push_back({model::canonicalMethod({r.sync, r.arch, r.compress}), g.workers,
+                          meanAndStd(its).first / baselineOf(g.workers)});
+    }
+    const model::NoiseRatioFit fit = model::fitNoiseRatio(measured, error);
+    noiseRatio = fit.noiseRatio;
+    std::printf(
+        "# noise ratio s fitted to the measured iterations of %d methods: s = %.4g (rms log "
+        "error %.3f; at s = %g: %.3f)\n",
+        fit.points, fit.noiseRatio, fit.rmsLogError, model::kDefaultNoiseRatio,
+        fit.rmsLogErrorDefault);
+  }
+  // First pass: each method's entries per cell, and the replays its
+  // retimed cells need (run in the second, `jobs` at a time).
+  struct Planned {
+    std::string label, status;  // status: the line printed for the method
+    bool retime = false;
+    std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
+    size_t firstReplay = 0;  // retimed: replays [firstReplay, + entries × seeds)
+  };
+  std::vector<Planned> planned;
+  std::vector<MapReplay> replays;
   bool anyBaseline = false;
   for (const MethodRuns& group : groups) {
     const experiment::RunRecord& run = group.first();
-    // The advisor's iterations: BSP's measured iterations to target (at
-    // this worker count, mean over its seeds) × the convergence theory's
-    // multiplier (iteration_theory.h).
-    double baselineIterations = NAN;
-    for (const MethodRuns& g : groups) {
-      const experiment::RunRecord& b = g.first();
-      if (g.workers == group.workers &&
-          experiment::isBaselinePoint(b.sync, b.arch, b.compress, b.sched)) {
-        std::vector<double> its;
-        for (const experiment::RunRecord& seed : g.seeds) its.push_back(seed.iterationsToTarget);
-        baselineIterations = meanAndStd(its).first;
-      }
-    }
-    anyBaseline = anyBaseline || std::isfinite(baselineIterations);
+    anyBaseline = anyBaseline || std::isfinite(baselineOf(group.workers));
     const train::TrainConfig config = train::configOfRun(run.folder);
     const std::string netModel = f.netModel.empty() ? config.netModel : f.netModel;
     double predictedIterations = NAN;
     try {
       const model::IterationEstimate estimate =
           model::predictIterations(model::canonicalMethod({run.sync, run.arch, run.compress}),
-                                   run.workers, model::kDefaultNoiseRatio, error);
-      if (estimate.covered) predictedIterations = baselineIterations * estimate.multiplier;
+                                   run.workers, noiseRatio, error);
+      if (estimate.covered) predictedIterations = baselineOf(group.workers) * estimate.multiplier;
     } catch (const InvalidArgument&) {
     }
     // Every seed must reach the target for the method to be mapped as
@@ -226,45 +274,34 @@ void runAdviseMap(const AdviseMapFlags& f) {
       iterations.push_back(seed.iterationsToTarget);
     }
     const bool reached = reachedSeeds == group.seeds.size();
-    const double meanIterations = meanAndStd(iterations).first;
-    const bool retime = synchronous(run) && reached;
-    const std::string label =
-        severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
-    std::string skip;
-    if (!retime && !run.sched.empty() && run.sched != "none")
-      skip = fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
-    if (!skip.empty()) {
-      std::printf("# %-24s %s\n", label.c_str(), skip.c_str());
+    Planned p;
+    p.retime = synchronous(run) && reached;
+    p.label = severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
+    if (!p.retime && !run.sched.empty() && run.sched != "none") {
+      p.status = fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
+      planned.push_back(std::move(p));
       continue;
     }
-    std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
+    const std::string seedsText =
+        group.seeds.size() > 1 ? fmt::format(", mean of {} seeds", group.seeds.size()) : "";
+    p.status = !reached ? fmt::format("reached the target with {} of {} seeds: never wins",
+                                      reachedSeeds, group.seeds.size())
+               : p.retime ? "retimed" + seedsText
+                          : "cost model x measured iterations to target" + seedsText;
+    p.firstReplay = replays.size();
     for (size_t c = 0; c < cells.size(); ++c) {
       const experiment::MapCell& cell = cells[c];
       if (severalCounts && cell.workers != group.workers) continue;
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
-      experiment::MapEntry entry{run.method, NAN, retime ? "retimed" : "cost model"};
-      entry.iterationsToTarget = meanIterations;
+      experiment::MapEntry entry{run.method, NAN, p.retime ? "retimed" : "cost model"};
+      entry.iterationsToTarget = meanAndStd(iterations).first;
       entry.predictedTimePerIteration = costModelTimePerIteration(run, config, spec, netModel);
       entry.predictedIterations = predictedIterations;
       entry.seeds = int(group.seeds.size());
-      if (retime) {
-        try {
-          std::vector<double> times, perIteration;
-          for (const experiment::RunRecord& seed : group.seeds) {
-            const train::RetimeResult r = train::retimeRun({seed.folder, spec, f.netModel, "", ""});
-            times.push_back(r.retimed.timeToTarget >= 0 ? r.retimed.timeToTarget : NAN);
-            perIteration.push_back(r.retimed.timePerIteration);
-          }
-          std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
-          entry.timePerIteration = meanAndStd(perIteration).first;
-        } catch (const Unsupported& e) {
-          // Timing-only cannot replay it, and the cost model would not
-          // describe it: not mapped, rather than mapped wrong.
-          skip = fmt::format("not mapped: {}; the cost model covers --sched none only", e.what());
-          break;
-        }
-      }
-      if (!retime && reached) {
+      if (p.retime) {
+        for (const experiment::RunRecord& seed : group.seeds)
+          replays.push_back({seed.folder, spec, f.netModel});
+      } else if (reached) {
         // Cost model × measured iterations (mean over seeds), on the run's
         // network model unless --net-model says otherwise.
         entry.timePerIteration = entry.predictedTimePerIteration;
@@ -273,23 +310,39 @@ void runAdviseMap(const AdviseMapFlags& f) {
           times.push_back(entry.timePerIteration * seed.iterationsToTarget);
         std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
       }
-      entries.emplace_back(c, entry);
+      p.entries.emplace_back(c, entry);
     }
-    if (!skip.empty()) {
-      std::printf("# %-24s %s\n", label.c_str(), skip.c_str());
-      continue;
+    planned.push_back(std::move(p));
+  }
+  // Second pass: the replays, then each retimed entry's mean over its seeds.
+  std::printf("# %zu replays (each run up to its target, on each cell), %d at a time\n",
+              replays.size(), f.jobs);
+  std::fflush(stdout);
+  const std::vector<MapReplayResult> replayed = runMapReplays(
+      replays, f.jobs, f.exe, (std::filesystem::path(f.results) / ".map-replays").string());
+  for (Planned& p : planned) {
+    size_t next = p.firstReplay;
+    std::string refusal;
+    for (auto& [c, entry] : p.entries) {
+      if (!p.retime || !refusal.empty()) break;
+      std::vector<double> times, perIteration;
+      for (int s = 0; s < entry.seeds; ++s, ++next) {
+        const MapReplayResult& r = replayed[next];
+        if (!r.refusal.empty()) refusal = r.refusal;
+        times.push_back(r.timeToTarget);
+        perIteration.push_back(r.timePerIteration);
+      }
+      std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
+      entry.timePerIteration = meanAndStd(perIteration).first;
     }
-    for (const auto& [c, entry] : entries) cells[c].entries.push_back(entry);
-    const std::string seedsText =
-        group.seeds.size() > 1 ? fmt::format(", mean of {} seeds", group.seeds.size()) : "";
-    std::printf("# %-24s %s%s\n", label.c_str(),
-                !reached ? fmt::format("reached the target with {} of {} seeds: never wins",
-                                       reachedSeeds, group.seeds.size())
-                               .c_str()
-                : retime ? "retimed"
-                         : "cost model x measured iterations to target",
-                reached ? seedsText.c_str() : "");
-    std::fflush(stdout);
+    if (!refusal.empty()) {
+      // Timing-only cannot replay it, and the cost model would not
+      // describe it: not mapped, rather than mapped wrong.
+      p.status = fmt::format("not mapped: {}", refusal);
+      p.entries.clear();
+    }
+    for (const auto& [c, entry] : p.entries) cells[c].entries.push_back(entry);
+    std::printf("# %-24s %s\n", p.label.c_str(), p.status.c_str());
   }
   const experiment::MapFiles files = experiment::writeMap(f.results, cells);
   // The winners, one row per latency.
@@ -314,9 +367,9 @@ void runAdviseMap(const AdviseMapFlags& f) {
   if (anyBaseline) {
     const experiment::MapAgreement agreement = experiment::countAgreement(cells);
     std::printf(
-        "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %g) vs the "
+        "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %.4g%s) vs the "
         "map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its time)\n",
-        model::kDefaultNoiseRatio, agreement.agreed, agreement.cells);
+        noiseRatio, f.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells);
     for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
   } else {
     std::printf(

@@ -11,6 +11,10 @@ struct AdviseMapFlags {
   std::string bandwidths = "100Mbps:400Gbps:6";  // MIN:MAX:STEPS, log-spaced
   std::string latencies = "1us:1ms:3";
   std::string netModel;  // "": each run's own (recorded in its config.json)
+  double noiseRatio = 1;       // s of the iteration multipliers (model/iteration_theory.h)
+  bool fitNoiseRatio = false;  // fit s to the sweep instead (model/noise_ratio_fit.h)
+  int jobs = 1;          // replays at a time (1: in this process; more: child processes)
+  std::string exe;       // the tetrad binary the children run ("": this one)
 };
 
 void runAdviseMap(const AdviseMapFlags& flags);

@@ -1,8 +1,18 @@
 // `tetrad retime RUN --cluster SPEC`: a finished run of a synchronous method
 // timed on another network without training again (src/tetrad/train/timing/retime.h,
 // docs/training.md "Retiming a run").
+//
+// `tetrad retime --batch FILE` replays many in one process (the method map's
+// children, map_replays.h: starting a process costs LibTorch's ~0.7 s of
+// static initialisation, more than many replays). FILE holds one JSON object
+// per line, {"run": DIR, "cluster": "sim:...", "net_model": ""}; each gives
+// one line of output, in order: {"run", "cluster", "time_to_target" (null:
+// never reached), "time_per_iteration"} or, where the retime refused it,
+// {"run", "cluster", "refusal": "..."}.
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "tetrad/core/error.h"
@@ -11,16 +21,60 @@
 namespace tetrad::app {
 namespace {
 
+using Json = nlohmann::json;
+
+// One replay of a batch: its output line.
+Json batchLine(const train::RetimeRequest& request) {
+  Json line = {{"run", request.run}, {"cluster", request.cluster}};
+  try {
+    const train::RetimeResult r = train::retimeRun(request);
+    line["time_to_target"] =
+        r.retimed.timeToTarget >= 0 ? Json(r.retimed.timeToTarget) : Json(nullptr);
+    line["time_per_iteration"] = r.retimed.timePerIteration;
+  } catch (const InvalidArgument& e) {
+    line["refusal"] = e.what();
+  } catch (const Unsupported& e) {
+    line["refusal"] = e.what();
+  }
+  return line;
+}
+
+void runBatch(const std::string& file, const train::RetimeRequest& common) {
+  std::ifstream in(file);
+  TETRAD_CHECK(in.good(), InvalidArgument, "retime --batch: cannot read '{}'", file);
+  std::string text;
+  for (int number = 1; std::getline(in, text); ++number) {
+    if (text.empty()) continue;
+    train::RetimeRequest request = common;
+    try {
+      const Json j = Json::parse(text);
+      request.run = j.at("run").get<std::string>();
+      request.cluster = j.at("cluster").get<std::string>();
+      const std::string netModel = j.value("net_model", "");
+      if (!netModel.empty()) request.netModel = netModel;
+    } catch (const Json::exception& e) {
+      throw InvalidArgument(fmt::format(
+          "retime --batch: {} line {}: not {{\"run\", \"cluster\"[, \"net_model\"]}} ({})", file,
+          number, e.what()));
+    }
+    std::printf("%s\n", batchLine(request).dump().c_str());
+    std::fflush(stdout);
+  }
+}
+
 void addRetimeCommand(CommandGroups& groups) {
   auto request = std::make_shared<train::RetimeRequest>();
   auto json = std::make_shared<bool>(false);
   auto profile = std::make_shared<std::string>();
+  auto batch = std::make_shared<std::string>();
   CLI::App* cmd = groups.root->add_subcommand(
       "retime",
       "Time a finished synchronous run on another network (timing-only replay of its iterations)");
-  cmd->add_option("run", request->run, "The run folder (config.json, summary.json, metrics.jsonl)")
-      ->required();
-  cmd->add_option("--cluster", request->cluster, "The network to time it on: sim:SPEC")->required();
+  cmd->add_option("run", request->run, "The run folder (config.json, summary.json, metrics.jsonl)");
+  cmd->add_option("--cluster", request->cluster, "The network to time it on: sim:SPEC");
+  cmd->add_option("--batch", *batch,
+                  "Replay many runs in one process: a file of JSON lines {\"run\", \"cluster\"[, "
+                  "\"net_model\"]}; one JSON line out per replay");
   cmd->add_option("--net-model", request->netModel,
                   "Network model: lv08, cm02 or profile:FILE (default: the run's)");
   cmd->add_option("--net-profile", *profile,
@@ -32,13 +86,29 @@ void addRetimeCommand(CommandGroups& groups) {
   cmd->add_flag("--as-run", request->asRun,
                 "Write --out as a run folder of this method on the new network (the original's "
                 "accuracy on the retimed clock; the replay in DIR/timing-only)");
+  cmd->add_flag("--to-target", request->toTarget,
+                "Replay only up to the iteration where the run first reached its target (its "
+                "time to target, sooner)");
   cmd->add_flag("--json", *json, "One JSON object (summary.json's field names) instead of a table");
-  cmd->callback([request, json, profile] {
+  cmd->callback([request, json, profile, batch] {
     if (!profile->empty()) {
       TETRAD_CHECK(request->netModel.empty(), InvalidArgument,
                    "retime: give --net-model or --net-profile, not both");
       request->netModel = "profile:" + *profile;
     }
+    if (!batch->empty()) {
+      TETRAD_CHECK(request->run.empty() && request->cluster.empty() && request->out.empty() &&
+                       !request->asRun,
+                   InvalidArgument,
+                   "retime --batch: the runs and clusters come from the file; RUN, --cluster, "
+                   "--out and --as-run do not go with it");
+      runBatch(*batch, *request);
+      return;
+    }
+    TETRAD_CHECK(!request->run.empty(), InvalidArgument,
+                 "retime: give the run folder (or --batch FILE)");
+    TETRAD_CHECK(!request->cluster.empty(), InvalidArgument,
+                 "retime: --cluster is required (sim:SPEC)");
     const train::RetimeResult result = train::retimeRun(*request);
     std::fputs((*json ? result.toJson() + "\n" : result.toText()).c_str(), stdout);
     std::fflush(stdout);

@@ -19,6 +19,7 @@
 #include "command.h"
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
 #include "tetrad/experiment/lr_tuning.h"
 #include "tetrad/experiment/run_plan.h"
 #include "tetrad/experiment/run_record.h"
@@ -259,7 +260,16 @@ void runSweepFile(const RunOptions& o) {
   }
   // [map]: which method wins on which network (`tetrad advise --map`).
   if (spec.map.present) {
-    runAdviseMap({options.outDir, spec.map.bandwidth, spec.map.latency, spec.map.netModel});
+    AdviseMapFlags map;
+    map.results = options.outDir;
+    map.bandwidths = spec.map.bandwidth;
+    map.latencies = spec.map.latency;
+    map.netModel = spec.map.netModel;
+    map.fitNoiseRatio = spec.map.noiseRatio == "fit";
+    if (!map.fitNoiseRatio) map.noiseRatio = parseNumber(spec.map.noiseRatio, "[map] noise_ratio");
+    map.jobs = options.jobs;
+    map.exe = options.exe;
+    runAdviseMap(map);
   }
 }
 

@@ -201,8 +201,19 @@ TEST(SweepFile, MapTableKeepsItsAxesAndRefusesBadOnesWithTheirLine) {
             std::string::npos);
   EXPECT_NE(errorOf(base + "latency = 3\n").find("must be a string"), std::string::npos);
   EXPECT_NE(errorOf(base + "colour = \"red\"\n")
-                .find("unknown key 'colour' in [map] (known: bandwidth, latency, net_model)"),
+                .find("unknown key 'colour' in [map] (known: bandwidth, latency, net_model, "
+                      "noise_ratio)"),
             std::string::npos);
+  // noise_ratio: a number >= 0 or "fit"; "1" by default.
+  EXPECT_EQ(defaults.map.noiseRatio, "1");
+  EXPECT_EQ(parseSweepText(base + "noise_ratio = \"fit\"\n", "x.toml").map.noiseRatio, "fit");
+  EXPECT_EQ(parseSweepText(base + "noise_ratio = 250\n", "x.toml").map.noiseRatio, "250");
+  EXPECT_EQ(parseSweepText(base + "noise_ratio = 0.5\n", "x.toml").map.noiseRatio, "0.5");
+  for (const char* bad : {"noise_ratio = -1\n", "noise_ratio = \"fitted\"\n"}) {
+    EXPECT_NE(errorOf(base + bad).find("key 'noise_ratio' in [map]: need a number >= 0 or \"fit\""),
+              std::string::npos)
+        << bad << ": " << errorOf(base + bad);
+  }
 }
 
 TEST(SweepFile, MissingFileIsAnError) {

@@ -8,7 +8,10 @@
 # retimed, ASP comes from the cost model; BSP on 4 workers is the mean of its
 # two seeds' retimed times; a retimed time equals `tetrad retime` onto that
 # cell's network; the PNG and SVG pictures exist and are not trivial; the
-# advisor's agreement is counted over the 12 cells. Then the refusals: min >
+# advisor's agreement is counted over the 12 cells; with --jobs 2 (the
+# replays in child processes) map.csv is the same up to rounding; with
+# --noise-ratio fit the fitted s is printed with an error no larger than at
+# s = 1 and used for the agreement. Then the refusals: min >
 # max, no steps, no --results: one line, exit status 2.
 tetrad=$1
 out=$2
@@ -82,6 +85,48 @@ retimed=$("$tetrad" retime "$out/sweep/topk" --cluster "${cell%%|*}" --json |
 /usr/bin/python3 -c "import sys; a, b = float('${cell#*|}'), float('$retimed');
 sys.exit(0 if abs(a - b) <= 1e-8 * b else 1)" ||
   fail "map's topk time ${cell#*|} vs tetrad retime $retimed on ${cell%%|*}"
+# The same map with its replays in child processes (retime --batch shards,
+# two at a time): the same map.csv, up to rounding (SimGrid's clock is not
+# reset between the simulations of one process: ~1e-16 relative).
+cp "$out/sweep/map.csv" "$out/map-in-process.csv"
+"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
+  --map-latency 1us:1ms:2 --jobs 2 > "$out/map-jobs.log" ||
+  { cat "$out/map-jobs.log"; fail "advise --map --jobs 2 failed"; }
+grep -q "^# replays: 30 of 30" "$out/map-jobs.log" || { cat "$out/map-jobs.log"; fail "no progress"; }
+/usr/bin/python3 - "$out/sweep/map.csv" "$out/map-in-process.csv" << 'PY' ||
+import csv, math, sys
+a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:])
+assert len(a) == len(b) and len(a) > 0, f"{len(a)} rows vs {len(b)}"
+for x, y in zip(a, b):
+    for key in x:
+        if key == "time_std":  # a difference of equal times: rounding itself
+            assert abs(float(x[key] or 0) - float(y[key] or 0)) <= 1e-12 * float(x["time_to_target"] or 1), (key, x, y)
+            continue
+        try:
+            u, v = float(x[key]), float(y[key])
+        except ValueError:
+            assert x[key] == y[key], (key, x[key], y[key])
+            continue
+        assert u == v or abs(u - v) <= 1e-12 * max(abs(u), abs(v)), (key, u, v)
+PY
+  fail "map.csv with --jobs 2 differs from the one replayed in one process"
+[ ! -e "$out/sweep/.map-replays" ] || fail "the replays' scratch folder was left behind"
+# The noise ratio fitted to the sweep's measured multipliers: named with its
+# error, which is no larger than the default's, and used for the agreement.
+"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
+  --map-latency 1us:1ms:2 --noise-ratio fit > "$out/map-fit.log" ||
+  { cat "$out/map-fit.log"; fail "advise --map --noise-ratio fit failed"; }
+grep -E "^# noise ratio s fitted" "$out/map-fit.log"
+/usr/bin/python3 - "$out/map-fit.log" << 'PY' || fail "the fitted noise ratio is not what it should be"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^# noise ratio s fitted to the measured iterations of (\d+) methods: s = ([0-9.e+-]+) "
+              r"\(rms log error ([0-9.]+); at s = 1: ([0-9.]+)\)$", text, re.M)
+assert m, "no fit line"
+assert int(m[1]) >= 2, m[0]
+assert float(m[3]) <= float(m[4]) + 1e-9, m[0]
+assert re.search(r"^# advisor .*noise ratio [0-9.e+-]+, fitted\) .* agrees in \d+ of 12 cells", text, re.M)
+PY
 for image in map_winner.png map_time.png map_winner.svg map_time.svg; do
   [ "$(wc -c < "$out/sweep/$image")" -gt 4000 ] || fail "$image is missing or trivial"
 done
@@ -98,4 +143,7 @@ error "min is larger than max" --results "$out/sweep" --map --map-bandwidth 10Gb
 error "STEPS must be in" --results "$out/sweep" --map --map-latency 1us:1ms:0
 error "give --results DIR" --map
 error "use MIN:MAX:STEPS" --results "$out/sweep" --map --map-bandwidth 1Gbps
+error "--jobs 0: need at least 1" --results "$out/sweep" --map --jobs 0
+error "--noise-ratio fit fits s to a finished sweep" --model mlp --cluster sim:1Gbps,50us \
+  --noise-ratio fit
 echo "check_advise_map: PASS"

@@ -5,7 +5,9 @@
 # evaluations of the average model send messages too), a run trained on
 # 1 Gb/s and retimed onto 10 Gb/s gives the training time, time to target,
 # iterations to target and per-rank bytes of the same run trained on 10 Gb/s
-# (as text: the same doubles); retimed onto its own network it gives its own.
+# (as text: the same doubles); retimed onto its own network it gives its own;
+# replayed only up to the target (--to-target, also for Local SGD), the same
+# time to target. --batch replays many in one process, one JSON line each.
 # Then the refusals: an asynchronous run, a measured compute model, a
 # folder without metrics, a cluster with another number of hosts, a missing
 # folder, an MPI cluster: one line each, exit status 2.
@@ -24,7 +26,7 @@ common="--quiet --model mlp --data synthetic --train-samples 1024 --test-samples
 value() {
   tr -d ' \n' < "$1" | grep -o "\"$2\":\(\[[^]]*\]\|[^,}]*\)" | head -1
 }
-for method in "topk|--compress topk:0.05,ef" "dpsgd|--arch gossip:ring"; do
+for method in "topk|--compress topk:0.05,ef" "dpsgd|--arch gossip:ring" "local|--sync local:4"; do
   label=${method%%|*}
   flags="${method#*|} --compute flops:50"
   # shellcheck disable=SC2086
@@ -48,6 +50,17 @@ for method in "topk|--compress topk:0.05,ef" "dpsgd|--arch gossip:ring"; do
     got=$(value "$out/$label-self.json" $field)
     [ "$got" = "$want" ] || fail "$label: retimed onto its own network, $field: $got vs $want"
   done
+  # Up to the target only: the same time to target, to the bit.
+  "$tetrad" retime "$out/$label-1g" --cluster sim:10Gbps,25us --to-target --json \
+    > "$out/$label-to-target.json" || fail "$label: retime --to-target failed"
+  for field in time_to_target iterations_to_target; do
+    want=$(value "$out/$label-10g/summary.json" $field)
+    got=$(value "$out/$label-to-target.json" $field)
+    [ "$got" = "$want" ] || fail "$label: --to-target $field: $got, trained on 10 Gb/s: $want"
+  done
+  [ "$(value "$out/$label-to-target.json" iterations | cut -d: -f2)" = \
+    "$(value "$out/$label-10g/summary.json" iterations_to_target | cut -d: -f2)" ] ||
+    fail "$label: --to-target replayed past the target"
   # The table names both networks.
   "$tetrad" retime "$out/$label-1g" --cluster sim:10Gbps,25us > "$out/$label.txt" ||
     fail "$label: retime (table) failed"
@@ -79,4 +92,21 @@ error "has 8 hosts but .* runs 4 ranks" "$out/topk-1g" --cluster sim:8x10Gbps,25
 error "no such run folder" "$out/nothing-here" --cluster sim:10Gbps,25us
 error "give sim:SPEC" "$out/topk-1g" --cluster mpi
 error "not both" "$out/topk-1g" --cluster sim:10Gbps,25us --net-model cm02 --net-profile x.json
+error "--as-run writes the whole run" "$out/topk-1g" --cluster sim:10Gbps,25us --to-target \
+  --as-run --out "$out/as-run"
+error "--cluster is required" "$out/topk-1g"
+error "give the run folder" --cluster sim:10Gbps,25us
+# --batch: one JSON line per replay, in order, the same doubles as one retime;
+# a refused replay (asynchronous) is a "refusal" line; a bad line one error.
+printf '{"run": "%s", "cluster": "sim:10Gbps,25us"}\n{"run": "%s", "cluster": "sim:10Gbps,25us"}\n' \
+  "$out/topk-1g" "$out/asp" > "$out/batch.jsonl"
+"$tetrad" retime --batch "$out/batch.jsonl" --to-target > "$out/batch.out" || fail "--batch failed"
+[ "$(wc -l < "$out/batch.out")" -eq 2 ] || { cat "$out/batch.out"; fail "--batch: not 2 lines"; }
+head -1 "$out/batch.out" | grep -q "$(value "$out/topk-10g/summary.json" time_to_target)" ||
+  { cat "$out/batch.out"; fail "--batch: not the 10 Gb/s run's time to target"; }
+sed -n 2p "$out/batch.out" | grep -q '"refusal":".*is asynchronous' ||
+  { cat "$out/batch.out"; fail "--batch: the asynchronous run is not refused"; }
+echo '{"run": 3}' > "$out/bad.jsonl"
+error "bad.jsonl line 1: not" --batch "$out/bad.jsonl"
+error "do not go with it" --batch "$out/batch.jsonl" --cluster sim:10Gbps,25us
 echo "check_retime: PASS"

@@ -222,15 +222,27 @@ class SweepParser {
   }
 
   // [map]: bandwidth and latency axes (MIN:MAX:STEPS, checked here so a bad
-  // one names its line) and net_model.
+  // one names its line), net_model and noise_ratio (a number, or "fit").
   void parseMap(const toml::table& table, const toml::key& mapKey) {
     spec_.map.present = true;
     spec_.map.where = at(mapKey.source());
     for (auto&& [key, node] : table) {
       const std::string name(key.str());
-      if (name != "bandwidth" && name != "latency" && name != "net_model")
-        unknownKey(key, "[map]", "bandwidth, latency, net_model");
+      if (name != "bandwidth" && name != "latency" && name != "net_model" &&
+          name != "noise_ratio")
+        unknownKey(key, "[map]", "bandwidth, latency, net_model, noise_ratio");
+      if (name == "noise_ratio" && node.is_number()) {
+        const double s = node.value<double>().value_or(-1);
+        if (!(s >= 0) || !std::isfinite(s)) badValue(node, key, "[map]", "need a number >= 0 or \"fit\"");
+        spec_.map.noiseRatio = fmt::format("{}", s);
+        continue;
+      }
       const std::string value = stringValue(node, key, "[map]");
+      if (name == "noise_ratio") {
+        if (value != "fit") badValue(node, key, "[map]", "need a number >= 0 or \"fit\"");
+        spec_.map.noiseRatio = value;
+        continue;
+      }
       try {
         if (name == "bandwidth") {
           parseBandwidthAxis(value, "[map] bandwidth");

@@ -10,7 +10,8 @@
 //                         run trains), tune_metric, and retime (train each
 //                         synchronous method once per seed, retime it onto
 //                         the other clusters: retime_plan.h)
-//   [map]                 bandwidth, latency (MIN:MAX:STEPS) and net_model of
+//   [map]                 bandwidth, latency (MIN:MAX:STEPS), net_model and
+//                         noise_ratio (a number or "fit") of
 //                         the method map `tetrad run` draws when the sweep
 //                         ends (`tetrad advise --map`, method_map.h)
 //
@@ -83,6 +84,9 @@ struct MapTable {
   std::string bandwidth = "100Mbps:400Gbps:6";  // as `tetrad advise --map-bandwidth`
   std::string latency = "1us:1ms:3";
   std::string netModel;  // "": each run's own
+  // The advisor's noise ratio s (`tetrad advise --noise-ratio`): a number,
+  // or "fit" (fitted to the sweep's measured multipliers).
+  std::string noiseRatio = "1";
 };
 
 struct SweepSpec {

@@ -232,6 +232,13 @@ RetimeResult retimeRun(const RetimeRequest& request) {
   // The same run, timing-only, on the new network, for the same iterations.
   c.cluster = request.cluster;
   c.maxIters = result.original.iterations;
+  if (request.toTarget) {
+    TETRAD_CHECK(!request.asRun, InvalidArgument,
+                 "retime: --to-target replays part of the run; --as-run writes the whole run");
+    TETRAD_CHECK(result.original.timeToTarget >= 0, InvalidArgument,
+                 "retime: --to-target: {} never reached its target accuracy", request.run);
+    c.maxIters = iterationsToTarget;
+  }
   c.timingOnly = true;
   c.quiet = true;
   c.announce = false;

@@ -43,6 +43,12 @@ struct RetimeRequest {
   // Write `out` as a run folder of the original method on the new network
   // (retimed_run_folder.h), the timing-only run in out/timing-only/.
   bool asRun = false;
+  // Replay only up to the iteration at which the original first reached its
+  // target (the map's time to target needs no more): the time to target is
+  // the full replay's to the bit, the time per iteration is over those
+  // iterations. InvalidArgument when the original never reached its target;
+  // not with asRun (a run folder holds the whole run).
+  bool toTarget = false;
 };
 
 // One run's timing figures, as summary.json names them.

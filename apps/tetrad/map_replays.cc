@@ -1,0 +1,163 @@
+#include "map_replays.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/experiment/child_process.h"
+#include "tetrad/train/timing/retime.h"
+
+namespace tetrad::app {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// "# replays: 120 of 528 (23%), 1m 10s": after every tenth, and the last.
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), start_(Clock::now()) {}
+  void done() {
+    ++done_;
+    const size_t step = std::max<size_t>(1, total_ / 10);
+    if (done_ % step != 0 && done_ != total_) return;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    std::printf("# replays: %zu of %zu (%.0f%%), %s\n", done_, total_,
+                100.0 * double(done_) / double(total_), formatSeconds(elapsed).c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  size_t total_, done_ = 0;
+  Clock::time_point start_;
+};
+
+MapReplayResult inProcess(const MapReplay& replay) {
+  train::RetimeRequest request{replay.run, replay.cluster, replay.netModel, "", ""};
+  request.toTarget = true;
+  MapReplayResult result;
+  try {
+    const train::RetimeResult r = train::retimeRun(request);
+    result.timeToTarget = r.retimed.timeToTarget >= 0 ? r.retimed.timeToTarget : NAN;
+    result.timePerIteration = r.retimed.timePerIteration;
+  } catch (const Unsupported& e) {
+    result.refusal = e.what();
+  } catch (const InvalidArgument& e) {  // as a child's exit status 2
+    result.refusal = e.what();
+  }
+  return result;
+}
+
+// The lines `tetrad retime --batch` printed for a shard, one JSON object per
+// replay (the simulator's messages, on stderr, share the log).
+std::vector<MapReplayResult> parseShardLog(const fs::path& logPath, size_t expected,
+                                           const std::string& what) {
+  std::ifstream in(logPath);
+  std::vector<MapReplayResult> results;
+  std::string text;
+  while (std::getline(in, text)) {
+    if (!text.starts_with("{\"")) continue;
+    try {
+      const nlohmann::json j = nlohmann::json::parse(text);
+      MapReplayResult r;
+      if (j.contains("refusal")) {
+        r.refusal = j["refusal"].get<std::string>();
+      } else {
+        if (j.at("time_to_target").is_number()) r.timeToTarget = j["time_to_target"].get<double>();
+        r.timePerIteration = j.at("time_per_iteration").get<double>();
+      }
+      results.push_back(r);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(fmt::format("map: {} printed an unreadable line ({}; log: {})", what, e.what(),
+                              logPath.string()));
+    }
+  }
+  TETRAD_CHECK(results.size() == expected, Error,
+               "map: {} printed {} results for {} replays (log: {})", what, results.size(),
+               expected, logPath.string());
+  return results;
+}
+
+}  // namespace
+
+std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays, int jobs,
+                                           const std::string& exe, const std::string& scratch) {
+  TETRAD_CHECK(jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", jobs);
+  std::vector<MapReplayResult> results(replays.size());
+  Progress progress(replays.size());
+  if (jobs == 1) {
+    for (size_t i = 0; i < replays.size(); ++i) {
+      results[i] = inProcess(replays[i]);
+      progress.done();
+    }
+    return results;
+  }
+  // Shards of consecutive replays (a method's cells, which cost alike), about
+  // eight per job: one process each, `jobs` at a time.
+  std::error_code ec;
+  fs::create_directories(scratch, ec);
+  TETRAD_CHECK(!ec, Error, "map: cannot create '{}' ({})", scratch, ec.message());
+  const size_t shardSize =
+      std::max<size_t>(1, (replays.size() + size_t(jobs) * 8 - 1) / (size_t(jobs) * 8));
+  struct Running {
+    size_t first, count;
+    std::unique_ptr<experiment::ChildProcess> child;
+    fs::path log;
+  };
+  std::vector<Running> running;
+  size_t next = 0;
+  while (next < replays.size() || !running.empty()) {
+    while (next < replays.size() && int(running.size()) < jobs) {
+      const size_t count = std::min(shardSize, replays.size() - next);
+      const fs::path input = fs::path(scratch) / fmt::format("shard-{}.jsonl", next);
+      {
+        std::ofstream out(input);
+        for (size_t i = next; i < next + count; ++i) {
+          out << nlohmann::json{{"run", replays[i].run},
+                                {"cluster", replays[i].cluster},
+                                {"net_model", replays[i].netModel}}
+                     .dump()
+              << "\n";
+        }
+        TETRAD_CHECK(out.good(), Error, "map: cannot write '{}'", input.string());
+      }
+      const fs::path log = fs::path(scratch) / fmt::format("shard-{}.log", next);
+      fs::remove(log, ec);
+      const std::vector<std::string> argv = {exe, "retime", "--batch", input.string(),
+                                             "--to-target"};
+      running.push_back(
+          {next, count, std::make_unique<experiment::ChildProcess>(argv, log.string()), log});
+      next += count;
+    }
+    bool reaped = false;
+    for (auto it = running.begin(); it != running.end();) {
+      if (!it->child->poll()) {
+        ++it;
+        continue;
+      }
+      const std::string what = fmt::format("the retimes of {} and {} more", replays[it->first].run,
+                                            it->count - 1);
+      // On a failure the other children are killed as `running` goes out of scope.
+      TETRAD_CHECK(it->child->exitStatus() == 0, Error, "map: {} failed (exit status {}): {}",
+                   what, it->child->exitStatus(), experiment::tailOfFile(it->log.string(), 5));
+      const std::vector<MapReplayResult> shard = parseShardLog(it->log, it->count, what);
+      std::copy(shard.begin(), shard.end(), results.begin() + std::ptrdiff_t(it->first));
+      for (size_t i = 0; i < it->count; ++i) progress.done();
+      it = running.erase(it);
+      reaped = true;
+    }
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  fs::remove_all(scratch, ec);
+  return results;
+}
+
+}  // namespace tetrad::app
