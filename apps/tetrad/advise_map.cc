@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -40,6 +41,7 @@
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/network_model.h"
 #include "tetrad/model/noise_ratio_fit.h"
+#include "tetrad/model/warmup_cost.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/timing/retime.h"
@@ -69,10 +71,13 @@ model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::W
       config.out, spec));
 }
 
-// The cost model's time per iteration of `run`'s method on `cluster`; NaN
-// where the model refuses the method (e.g. measured compute).
+// The cost model's time per iteration of `run`'s method on `cluster`,
+// averaged over the first `iterations` (a compressor's warm-up included,
+// warmup_cost.h); NaN where the model refuses the method (e.g. measured
+// compute).
 double costModelTimePerIteration(const experiment::RunRecord& run, const train::TrainConfig& config,
-                                 const std::string& cluster, const std::string& netModel) {
+                                 const std::string& cluster, const std::string& netModel,
+                                 double iterations) {
   try {
     model::ModelContext context;
     context.workload = model::modelWorkload(run.model);
@@ -81,8 +86,8 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
     context.codec = [](const Compressor& c, const model::Workload& w) {
       return model::nominalCodec(c, w);
     };
-    return model::predictMethod(model::canonicalMethod({run.sync, run.arch, run.compress}), context)
-        .seconds;
+    return model::meanTimePerIteration(
+        model::canonicalMethod({run.sync, run.arch, run.compress}), context, iterations);
   } catch (const InvalidArgument&) {
     return NAN;
   } catch (const Unsupported&) {
@@ -215,31 +220,55 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     auto it = baselineIterations.find(workers);
     return it == baselineIterations.end() ? NAN : it->second;
   };
-  double noiseRatio = f.noiseRatio;
-  if (f.fitNoiseRatio) {
-    std::vector<model::MeasuredMultiplier> measured;
-    for (const MethodRuns& g : groups) {
-      const experiment::RunRecord& r = g.first();
-      // Overlap schedules do not change the iterations; one point per method.
-      if (!r.sched.empty() && r.sched != "none") continue;
-      std::vector<double> its;
-      bool reached = true;
-      for (const experiment::RunRecord& seed : g.seeds) {
-        reached = reached && std::isfinite(seed.timeToTarget);
-        its.push_back(seed.iterationsToTarget);
-      }
-      if (!reached) continue;
-      measured.push_back({model::canonicalMethod({r.sync, r.arch, r.compress}), g.workers,
-                          meanAndStd(its).first / baselineOf(g.workers)});
+  // s fitted to this sweep's measured multipliers, where it has any.
+  std::vector<model::MeasuredMultiplier> measured;
+  for (const MethodRuns& g : groups) {
+    const experiment::RunRecord& r = g.first();
+    // Overlap schedules do not change the iterations; one point per method.
+    if (!r.sched.empty() && r.sched != "none") continue;
+    std::vector<double> its;
+    bool reached = true;
+    for (const experiment::RunRecord& seed : g.seeds) {
+      reached = reached && std::isfinite(seed.timeToTarget);
+      its.push_back(seed.iterationsToTarget);
     }
-    const model::NoiseRatioFit fit = model::fitNoiseRatio(measured, error);
-    noiseRatio = fit.noiseRatio;
+    if (!reached) continue;
+    measured.push_back({model::canonicalMethod({r.sync, r.arch, r.compress}), g.workers,
+                        meanAndStd(its).first / baselineOf(g.workers)});
+  }
+  std::optional<model::NoiseRatioFit> fit;
+  try {
+    fit = model::fitNoiseRatio(measured, error);
+  } catch (const InvalidArgument& e) {
+    if (f.fitNoiseRatio) throw;
+  }
+  const double noiseRatio = f.fitNoiseRatio ? fit->noiseRatio : f.noiseRatio;
+  if (fit) {
     std::printf(
         "# noise ratio s fitted to the measured iterations of %d methods: s = %.4g (rms log "
-        "error %.3f; at s = %g: %.3f)\n",
-        fit.points, fit.noiseRatio, fit.rmsLogError, model::kDefaultNoiseRatio,
-        fit.rmsLogErrorDefault);
+        "error %.3f; at s = %g: %.3f)%s\n",
+        fit->points, fit->noiseRatio, fit->rmsLogError, model::kDefaultNoiseRatio,
+        fit->rmsLogErrorDefault,
+        f.fitNoiseRatio ? "" : fmt::format("; used only for comparison, s = {:g}", noiseRatio).c_str());
   }
+  // The agreement is also counted at these (label, s), for comparison.
+  std::vector<std::pair<std::string, double>> otherRatios;
+  if (noiseRatio != model::kDefaultNoiseRatio)
+    otherRatios.emplace_back("the default", model::kDefaultNoiseRatio);
+  if (fit && !f.fitNoiseRatio && std::abs(std::log(fit->noiseRatio / noiseRatio)) > 1e-3)
+    otherRatios.emplace_back("fitted to this sweep", fit->noiseRatio);
+  // (cell, method) -> predicted iterations and time per iteration, per other s.
+  using Predicted = std::map<std::pair<size_t, std::string>, std::pair<double, double>>;
+  std::vector<Predicted> otherPredictions(otherRatios.size());
+  auto predictedIterationsAt = [&](const experiment::RunRecord& run, int workers, double s) {
+    try {
+      const model::IterationEstimate estimate = model::predictIterations(
+          model::canonicalMethod({run.sync, run.arch, run.compress}), run.workers, s, error);
+      if (estimate.covered) return baselineOf(workers) * estimate.multiplier;
+    } catch (const InvalidArgument&) {
+    }
+    return double(NAN);
+  };
   // First pass: each method's entries per cell, and the replays its
   // retimed cells need (run in the second, `jobs` at a time).
   struct Planned {
@@ -256,14 +285,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     anyBaseline = anyBaseline || std::isfinite(baselineOf(group.workers));
     const train::TrainConfig config = train::configOfRun(run.folder);
     const std::string netModel = f.netModel.empty() ? config.netModel : f.netModel;
-    double predictedIterations = NAN;
-    try {
-      const model::IterationEstimate estimate =
-          model::predictIterations(model::canonicalMethod({run.sync, run.arch, run.compress}),
-                                   run.workers, noiseRatio, error);
-      if (estimate.covered) predictedIterations = baselineOf(group.workers) * estimate.multiplier;
-    } catch (const InvalidArgument&) {
-    }
+    const double predictedIterations = predictedIterationsAt(run, group.workers, noiseRatio);
     // Every seed must reach the target for the method to be mapped as
     // reaching it: a mean over the seeds that happened to reach it would
     // flatter an unreliable method.
@@ -295,9 +317,17 @@ void runAdviseMap(const AdviseMapFlags& flags) {
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
       experiment::MapEntry entry{run.method, NAN, p.retime ? "retimed" : "cost model"};
       entry.iterationsToTarget = meanAndStd(iterations).first;
-      entry.predictedTimePerIteration = costModelTimePerIteration(run, config, spec, netModel);
+      entry.predictedTimePerIteration = costModelTimePerIteration(
+          run, config, spec, netModel,
+          std::isfinite(predictedIterations) ? predictedIterations : entry.iterationsToTarget);
       entry.predictedIterations = predictedIterations;
       entry.seeds = int(group.seeds.size());
+      for (size_t k = 0; k < otherRatios.size(); ++k) {
+        const double its = predictedIterationsAt(run, group.workers, otherRatios[k].second);
+        otherPredictions[k][{c, run.method}] = {
+            its, costModelTimePerIteration(run, config, spec, netModel,
+                                           std::isfinite(its) ? its : entry.iterationsToTarget)};
+      }
       if (p.retime) {
         for (const experiment::RunRecord& seed : group.seeds)
           replays.push_back({seed.folder, spec, f.netModel});
@@ -371,6 +401,18 @@ void runAdviseMap(const AdviseMapFlags& flags) {
         "map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its time)\n",
         noiseRatio, f.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells);
     for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
+    for (size_t k = 0; k < otherRatios.size(); ++k) {
+      std::vector<experiment::MapCell> other = cells;
+      for (size_t c = 0; c < other.size(); ++c) {
+        for (experiment::MapEntry& e : other[c].entries) {
+          std::tie(e.predictedIterations, e.predictedTimePerIteration) =
+              otherPredictions[k].at({c, e.method});
+        }
+      }
+      const experiment::MapAgreement a = experiment::countAgreement(other);
+      std::printf("# advisor at noise ratio %.4g (%s): agrees in %d of %d cells\n",
+                  otherRatios[k].second, otherRatios[k].first.c_str(), a.agreed, a.cells);
+    }
   } else {
     std::printf(
         "# advisor agreement: not counted (no finished BSP all-reduce run without compression that "

@@ -178,6 +178,16 @@ class Compressor {
   virtual double bitsPerElement(size_t count) const = 0;
   // True when E[decode(encode(x))] == x.
   virtual bool unbiased() const { return false; }
+  // A compressor whose packets shrink over its first steps (DGC's density
+  // warm-up): the spec each warm-up phase prices like, in step order, with
+  // how many steps (encode calls) it lasts; after them, this compressor's
+  // own bitsPerElement(). Empty (the default): the same packets every step.
+  // For the cost model, which charges a run's iterations phase by phase.
+  struct WarmupPhase {
+    std::string spec;
+    int64_t steps = 0;
+  };
+  virtual std::vector<WarmupPhase> warmupPhases() const { return {}; }
 
   // kCustom only: aggregate `gradient` across all ranks of `transport` in
   // place (the result is the sum; aggregate() divides for the average).

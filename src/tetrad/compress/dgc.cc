@@ -41,6 +41,15 @@ double Dgc::densityAt(uint64_t step) const {
   return std::pow(options_.ratio, static_cast<double>(stage + 1) / (options_.warmupStages + 1));
 }
 
+std::vector<Compressor::WarmupPhase> Dgc::warmupPhases() const {
+  std::vector<WarmupPhase> phases;
+  for (int stage = 0; stage < options_.warmupStages; ++stage) {
+    const uint64_t first = uint64_t(stage) * uint64_t(options_.stageSteps);
+    phases.push_back({fmt::format("dgc:{:.9g}", densityAt(first)), options_.stageSteps});
+  }
+  return phases;
+}
+
 Packet Dgc::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   std::vector<float>& u = state.buffer("momentum", n);

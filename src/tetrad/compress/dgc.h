@@ -49,6 +49,9 @@ class Dgc final : public Compressor {
   // At the final density R (after warm-up).
   double bitsPerElement(size_t count) const override;
 
+  // "dgc:d" for each warm-up stage's density d, L steps each.
+  std::vector<WarmupPhase> warmupPhases() const override;
+
   // Density used by the encode() call made at `step`.
   double densityAt(uint64_t step) const;
 
