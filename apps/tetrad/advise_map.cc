@@ -239,7 +239,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
   std::optional<model::NoiseRatioFit> fit;
   try {
     fit = model::fitNoiseRatio(measured, error);
-  } catch (const InvalidArgument& e) {
+  } catch (const InvalidArgument&) {
     if (f.fitNoiseRatio) throw;
   }
   const double noiseRatio = f.fitNoiseRatio ? fit->noiseRatio : f.noiseRatio;
@@ -260,11 +260,16 @@ void runAdviseMap(const AdviseMapFlags& flags) {
   // (cell, method) -> predicted iterations and time per iteration, per other s.
   using Predicted = std::map<std::pair<size_t, std::string>, std::pair<double, double>>;
   std::vector<Predicted> otherPredictions(otherRatios.size());
+  // Predicted iterations to target; infinite where they exceed the
+  // iterations the run had (the advisor then predicts it never reaches the
+  // target, as a run of that length would not).
   auto predictedIterationsAt = [&](const experiment::RunRecord& run, int workers, double s) {
     try {
       const model::IterationEstimate estimate = model::predictIterations(
           model::canonicalMethod({run.sync, run.arch, run.compress}), run.workers, s, error);
-      if (estimate.covered) return baselineOf(workers) * estimate.multiplier;
+      if (!estimate.covered) return double(NAN);
+      const double its = baselineOf(workers) * estimate.multiplier;
+      return run.iterations > 0 && its > double(run.iterations) ? double(INFINITY) : its;
     } catch (const InvalidArgument&) {
     }
     return double(NAN);

@@ -87,6 +87,19 @@ TEST(MethodMap, AgreementCountsWinnersAndTiesWithinTenPercent) {
   EXPECT_EQ(countAgreement(cells, 0.01).agreed, 1);
 }
 
+// A method predicted to need more iterations than its run had (infinite
+// predicted iterations) is never advised; a disagreement names that.
+TEST(MethodMap, PredictedNeverIsNotAdvised) {
+  MapCell cell{1e8, 1e-6, {entry("a", 1.0, 1e-4, INFINITY), entry("b", 2.0, 1e-3, 100)}};
+  EXPECT_EQ(advisedOf(cell), "b");
+  const MapAgreement agreement = countAgreement({cell});
+  ASSERT_EQ(agreement.disagreements.size(), 1u);
+  EXPECT_NE(agreement.disagreements[0].find(
+                "predicted not to reach the target within its run's iterations, reached it at"),
+            std::string::npos)
+      << agreement.disagreements[0];
+}
+
 // Two worker counts and several seeds: map.csv says each cell's worker count
 // (its cluster spec too), the seeds and their spread; the winner map has a
 // panel per worker count.

@@ -117,6 +117,13 @@ const MapEntry* entryOf(const MapCell& cell, const std::string& method) {
 std::string worstFactor(const MapEntry& e) {
   // A method that never reached the target has no measured factors: the
   // theory's iterations were the prediction that failed.
+  if (std::isinf(e.predictedIterations)) {
+    return std::isfinite(e.timeToTarget)
+               ? fmt::format("predicted not to reach the target within its run's iterations, "
+                             "reached it at {:.3g}",
+                             e.iterationsToTarget)
+               : "predicted not to reach the target within its run's iterations";
+  }
   if (!std::isfinite(e.timeToTarget)) {
     return fmt::format("it never reached the target (predicted {:.3g} iterations)",
                        e.predictedIterations);
