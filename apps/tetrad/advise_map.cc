@@ -18,130 +18,28 @@
 // reaching it.
 #include "advise_map.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
 
-#include "tetrad/compress/compressor.h"
-#include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/method_map.h"
-#include "tetrad/experiment/run_groups.h"
 #include "tetrad/experiment/run_record.h"
-#include "tetrad/model/codec_cost.h"
-#include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/method_cost.h"
-#include "tetrad/model/network_model.h"
 #include "tetrad/model/noise_ratio_fit.h"
-#include "tetrad/model/warmup_cost.h"
 #include "tetrad/model/workload.h"
-#include "tetrad/sync/registry.h"
 #include "tetrad/train/timing/retime.h"
 #include "map_replays.h"
+#include "map_runs.h"
 
 namespace tetrad::app {
 namespace {
-
-// Push-pull policies (ssp, asp): their trajectory depends on timing. A
-// record's sync is the canonical spec config.json recorded.
-bool synchronous(const experiment::RunRecord& run) {
-  return makeSyncPolicy(run.sync)->mode() != SyncMode::kPushPull;
-}
-
-// The run's compute model for the cost model: fixed:D or flops:G.
-model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::Workload& w) {
-  const std::string& spec = config.compute;
-  if (spec.starts_with("fixed:")) {
-    return model::computeTime(w, config.batchSize, parseDuration(spec.substr(6)), -1);
-  }
-  if (spec.starts_with("flops:")) {
-    return model::computeTime(w, config.batchSize, -1, parseNumber(spec.substr(6), "flops"));
-  }
-  throw InvalidArgument(fmt::format(
-      "--map: run {} charged measured compute times (--compute {}): the cost model needs fixed: "
-      "or flops:",
-      config.out, spec));
-}
-
-// The cost model's time per iteration of `run`'s method on `cluster`,
-// averaged over the first `iterations` (a compressor's warm-up included,
-// warmup_cost.h); NaN where the model refuses the method (e.g. measured
-// compute).
-double costModelTimePerIteration(const experiment::RunRecord& run, const train::TrainConfig& config,
-                                 const std::string& cluster, const std::string& netModel,
-                                 double iterations) {
-  try {
-    model::ModelContext context;
-    context.workload = model::modelWorkload(run.model);
-    context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
-    context.compute = computeOfRun(config, context.workload);
-    context.codec = [](const Compressor& c, const model::Workload& w) {
-      return model::nominalCodec(c, w);
-    };
-    return model::meanTimePerIteration(
-        model::canonicalMethod({run.sync, run.arch, run.compress}), context, iterations);
-  } catch (const InvalidArgument&) {
-    return NAN;
-  } catch (const Unsupported&) {
-    return NAN;
-  }
-}
-
-// One method at one worker count: its finished runs, one per seed.
-struct MethodRuns {
-  int workers = 0;
-  std::vector<experiment::RunRecord> seeds;
-  const experiment::RunRecord& first() const { return seeds.front(); }
-};
-
-// Every worker count of the sweep (in sweep order) and, for each, the first
-// cluster with that count: its finished simulated runs grouped by method
-// (tuning runs left out).
-std::vector<MethodRuns> methodRunsOf(const std::vector<experiment::RunRecord>& records,
-                                     std::vector<int>& workerCounts) {
-  std::map<int, std::string> clusterOf;
-  for (const experiment::RunRecord& r : records) {
-    if (r.status != "ok" || r.engine == "mpi" || r.phase == "tuning") continue;
-    if (clusterOf.emplace(r.workers, r.cluster).second) workerCounts.push_back(r.workers);
-  }
-  std::vector<MethodRuns> groups;
-  for (int workers : workerCounts) {
-    for (const experiment::RunRecord& r : records) {
-      if (r.status != "ok" || r.engine == "mpi" || r.phase == "tuning" || r.workers != workers ||
-          r.cluster != clusterOf[workers])
-        continue;
-      auto it = std::find_if(groups.begin(), groups.end(), [&](const MethodRuns& g) {
-        return g.workers == workers && g.first().method == r.method;
-      });
-      if (it == groups.end()) {
-        groups.push_back({workers, {r}});
-      } else {
-        it->seeds.push_back(r);
-      }
-    }
-  }
-  return groups;
-}
-
-// Mean and (sample) standard deviation; NaN when any value is NaN.
-std::pair<double, double> meanAndStd(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  const double mean = sum / double(values.size());
-  if (values.size() < 2) return {mean, NAN};
-  double squares = 0;
-  for (double v : values) squares += (v - mean) * (v - mean);
-  return {mean, std::sqrt(squares / double(values.size() - 1))};
-}
-
 }  // namespace
 
 void runAdviseMap(const AdviseMapFlags& flags) {
@@ -173,69 +71,19 @@ void runAdviseMap(const AdviseMapFlags& flags) {
         cells.push_back({bandwidth, latency, {}, severalCounts ? workers : 0});
     }
   }
-  // ω/δ per compressor: measured on the runs' own gradients where the sweep
-  // recorded them (summary.json compression_error; the mean over runs),
-  // else on Gaussian vectors of the model's buckets.
-  auto errors = std::make_shared<std::map<std::string, double>>();
-  {
-    std::map<std::string, std::pair<double, int>> recorded;
-    for (const experiment::RunRecord& r : records) {
-      if (r.status != "ok" || !std::isfinite(r.compressionError) || r.compress.empty()) continue;
-      try {
-        auto& [sum, count] = recorded[makeCompressor(r.compress)->spec()];
-        sum += r.compressionError;
-        ++count;
-      } catch (const InvalidArgument&) {
-      }
-    }
-    std::string names;
-    for (const auto& [spec, sumCount] : recorded) {
-      (*errors)[spec] = sumCount.first / sumCount.second;
-      names += (names.empty() ? "" : ", ") + fmt::format("{} {:.3g}", spec, (*errors)[spec]);
-    }
-    std::printf(
-        "# compression error (omega/delta) on the runs' gradients: %s; others on Gaussian "
-        "vectors of the model's buckets\n",
-        names.empty() ? "none recorded" : names.c_str());
-  }
-  const model::Workload workload = model::modelWorkload(groups.front().first().model);
-  const model::CompressionErrorFunction error = [errors, workload](const Compressor& c) {
-    auto it = errors->find(c.spec());
-    if (it != errors->end()) return it->second;
-    return (*errors)[c.spec()] = model::measureWorkloadError(c, workload).ratio;
-  };
+  const model::CompressionErrorFunction error =
+      recordedCompressionError(records, model::modelWorkload(groups.front().first().model));
   // The advisor's iterations: BSP's measured iterations to target (per
   // worker count, mean over its seeds) × the convergence theory's multiplier
   // (iteration_theory.h) at the noise ratio s, given or fitted to the
   // multipliers this sweep measured (noise_ratio_fit.h).
-  std::map<int, double> baselineIterations;
-  for (const MethodRuns& g : groups) {
-    const experiment::RunRecord& b = g.first();
-    if (!experiment::isBaselinePoint(b.sync, b.arch, b.compress, b.sched)) continue;
-    std::vector<double> its;
-    for (const experiment::RunRecord& seed : g.seeds) its.push_back(seed.iterationsToTarget);
-    baselineIterations[g.workers] = meanAndStd(its).first;
-  }
+  const std::map<int, double> baselineIterations = baselineIterationsOf(groups);
   auto baselineOf = [&](int workers) {
     auto it = baselineIterations.find(workers);
     return it == baselineIterations.end() ? NAN : it->second;
   };
-  // s fitted to this sweep's measured multipliers, where it has any.
-  std::vector<model::MeasuredMultiplier> measured;
-  for (const MethodRuns& g : groups) {
-    const experiment::RunRecord& r = g.first();
-    // Overlap schedules do not change the iterations; one point per method.
-    if (!r.sched.empty() && r.sched != "none") continue;
-    std::vector<double> its;
-    bool reached = true;
-    for (const experiment::RunRecord& seed : g.seeds) {
-      reached = reached && std::isfinite(seed.timeToTarget);
-      its.push_back(seed.iterationsToTarget);
-    }
-    if (!reached) continue;
-    measured.push_back({model::canonicalMethod({r.sync, r.arch, r.compress}), g.workers,
-                        meanAndStd(its).first / baselineOf(g.workers)});
-  }
+  const std::vector<model::MeasuredMultiplier> measured =
+      measuredMultipliersOf(groups, baselineIterations);
   std::optional<model::NoiseRatioFit> fit;
   try {
     fit = model::fitNoiseRatio(measured, error);
