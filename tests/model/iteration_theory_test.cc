@@ -125,7 +125,11 @@ TEST(modelIterationTheory, MethodMultipliersUseTheFormulas) {
   // Two dimensions: the product.
   EXPECT_DOUBLE_EQ(multiplier({"local:4", "allreduce:ring", "qsgd:16"}).multiplier,
                    consensusMultiplier(3, 8, 1) * 2.6875);
-  for (const char* uncovered : {"sign", "gtopk:0.01", "topk:0.01", "randomk:0.01"}) {
+  // gTop-k: error feedback, its local selection's δ as the proxy.
+  const IterationEstimate gtopk = multiplier({"bsp", "allreduce:ring", "gtopk:0.01"});
+  EXPECT_DOUBLE_EQ(gtopk.multiplier, errorFeedbackMultiplier(0.25, 8, 1));
+  EXPECT_NE(gtopk.text.find("proxy"), std::string::npos) << gtopk.text;
+  for (const char* uncovered : {"sign", "topk:0.01", "randomk:0.01"}) {
     const IterationEstimate e = multiplier({"bsp", "allreduce:ring", uncovered});
     EXPECT_FALSE(e.covered) << uncovered;
     EXPECT_TRUE(std::isnan(e.multiplier)) << uncovered;

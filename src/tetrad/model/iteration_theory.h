@@ -17,7 +17,9 @@
 //
 // fp16/bf16 (rounding only) and none are BSP (multiplier 1). Not covered
 // (multiplier NaN, covered = false): signSGD's majority vote (its bounds are
-// on the ℓ1 norm), gTop-k, and biased compressors without error feedback.
+// on the ℓ1 norm) and biased compressors without error feedback. gTop-k is
+// error feedback with its local selection's δ standing in for the global
+// selection's (Shi et al. 2019 assume the global one contracts alike).
 // A method that deviates from BSP in two dimensions (compression and sync or
 // gossip) gets the product of the two multipliers, said so in its text.
 //
@@ -49,8 +51,8 @@ double gossipConsensusRate(double contraction);
 enum class CompressorTheory {
   kExact,          // none, fp16, bf16: BSP
   kUnbiased,       // ω: Compressor::unbiased()
-  kErrorFeedback,  // δ: ",ef", or built-in EF (onebit, efsign, powersgd, dgc)
-  kNotCovered,     // sign (majority vote), gtopk, biased without EF
+  kErrorFeedback,  // δ: ",ef", or built-in EF (onebit, efsign, powersgd, dgc, gtopk)
+  kNotCovered,     // sign (majority vote), biased without EF
 };
 CompressorTheory compressorTheory(const Compressor& compressor);
 
