@@ -198,11 +198,9 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     planned.push_back(std::move(p));
   }
   // Second pass: the replays, then each retimed entry's mean over its seeds.
-  std::printf("# %zu replays (each run up to its target, on each cell), %d at a time\n",
-              replays.size(), f.jobs);
-  std::fflush(stdout);
-  const std::vector<MapReplayResult> replayed = runMapReplays(
-      replays, f.jobs, f.exe, (std::filesystem::path(f.results) / ".map-replays").string());
+  const std::vector<MapReplayResult> replayed =
+      replayCached(replays, f.jobs, f.exe, (std::filesystem::path(f.results) / ".map-replays").string(),
+                   (std::filesystem::path(f.results) / "map_replays.jsonl").string());
   for (Planned& p : planned) {
     size_t next = p.firstReplay;
     std::string refusal;

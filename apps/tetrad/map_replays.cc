@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -13,6 +14,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/child_process.h"
+#include "tetrad/experiment/run_hash.h"
 #include "tetrad/train/timing/retime.h"
 
 namespace tetrad::app {
@@ -157,6 +159,103 @@ std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays
     if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   fs::remove_all(scratch, ec);
+  return results;
+}
+
+namespace {
+
+std::string fileText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The binary's identity: its size and modification time (a rebuild changes it).
+std::string buildOf(const std::string& exe) {
+  std::error_code ec;
+  const auto size = fs::file_size(exe, ec);
+  const auto time = fs::last_write_time(exe, ec).time_since_epoch().count();
+  return fmt::format("{}-{}", ec ? 0 : size, ec ? 0 : time);
+}
+
+std::string keyOf(const MapReplay& r, const std::string& build) {
+  const std::string text = fileText(fs::path(r.run) / "config.json") + '\0' +
+                           fileText(fs::path(r.run) / "summary.json") + '\0' + r.cluster + '\0' +
+                           r.netModel + '\0' + build;
+  return fmt::format("{:016x}", experiment::fnv1a64(text));
+}
+
+nlohmann::json lineOf(const std::string& key, const std::string& build, const MapReplayResult& r) {
+  nlohmann::json j = {{"key", key}, {"build", build}};
+  if (!r.refusal.empty()) {
+    j["refusal"] = r.refusal;
+  } else {
+    j["time_to_target"] = std::isfinite(r.timeToTarget) ? nlohmann::json(r.timeToTarget)
+                                                        : nlohmann::json(nullptr);
+    j["time_per_iteration"] = r.timePerIteration;
+  }
+  return j;
+}
+
+}  // namespace
+
+std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays, int jobs,
+                                          const std::string& exe, const std::string& scratch,
+                                          const std::string& cacheFile) {
+  const std::string build = buildOf(exe);
+  std::map<std::string, nlohmann::json> cache;  // key -> line, this build's only
+  {
+    std::ifstream in(cacheFile);
+    std::string text;
+    while (std::getline(in, text)) {
+      try {
+        nlohmann::json j = nlohmann::json::parse(text);
+        if (j.value("build", "") != build) continue;
+        // (The key first: json's operator= takes its argument by value.)
+        const std::string key = j.at("key").get<std::string>();
+        cache[key] = std::move(j);
+      } catch (const nlohmann::json::exception&) {
+        // A damaged line (an interrupted write) is replayed again.
+      }
+    }
+  }
+  std::vector<std::string> keys;
+  std::vector<MapReplay> missing;
+  std::vector<size_t> missingIndex;
+  for (size_t i = 0; i < replays.size(); ++i) {
+    keys.push_back(keyOf(replays[i], build));
+    if (!cache.contains(keys.back())) {
+      missing.push_back(replays[i]);
+      missingIndex.push_back(i);
+    }
+  }
+  std::printf("# %zu replays (each run up to its target, on each cell): %zu from %s, %zu to run, "
+              "%d at a time\n",
+              replays.size(), replays.size() - missing.size(), cacheFile.c_str(), missing.size(),
+              jobs);
+  std::fflush(stdout);
+  const std::vector<MapReplayResult> fresh =
+      missing.empty() ? std::vector<MapReplayResult>{} : runMapReplays(missing, jobs, exe, scratch);
+  for (size_t m = 0; m < fresh.size(); ++m)
+    cache[keys[missingIndex[m]]] = lineOf(keys[missingIndex[m]], build, fresh[m]);
+  {
+    const std::string temporary = cacheFile + ".tmp";
+    std::ofstream out(temporary);
+    for (const auto& [key, line] : cache) out << line.dump() << "\n";
+    out.close();
+    std::error_code ec;
+    if (out.good()) fs::rename(temporary, cacheFile, ec);
+  }
+  std::vector<MapReplayResult> results(replays.size());
+  for (size_t i = 0; i < replays.size(); ++i) {
+    const nlohmann::json& j = cache.at(keys[i]);
+    MapReplayResult& r = results[i];
+    if (j.contains("refusal")) {
+      r.refusal = j["refusal"].get<std::string>();
+    } else {
+      if (j["time_to_target"].is_number()) r.timeToTarget = j["time_to_target"].get<double>();
+      r.timePerIteration = j.at("time_per_iteration").get<double>();
+    }
+  }
   return results;
 }
 

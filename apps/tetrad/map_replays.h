@@ -17,6 +17,13 @@
 // line from a child) comes back with its reason in `refusal`; any other
 // failure throws Error naming the shard's first run and its log's tail.
 //
+// replayCached() keeps every result in a cache file (the sweep folder's
+// map_replays.jsonl) keyed by the run's config.json and summary.json, the
+// cell, the network model and the tetrad binary (its size and modification
+// time): drawing a map again — another noise ratio, another grid sharing
+// cells, a method added — replays only what changed. Lines of another build
+// are dropped when the file is rewritten.
+//
 // Thread-safety: one call at a time, from the main thread.
 #pragma once
 
@@ -44,5 +51,11 @@ struct MapReplayResult {
 // Prints a progress line to stdout after every tenth of the replays.
 std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays, int jobs,
                                            const std::string& exe, const std::string& scratch);
+
+// runMapReplays() for the replays `cacheFile` does not hold; then the file
+// holds them all. Prints how many came from the cache.
+std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays, int jobs,
+                                          const std::string& exe, const std::string& scratch,
+                                          const std::string& cacheFile);
 
 }  // namespace tetrad::app

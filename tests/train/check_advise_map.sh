@@ -10,7 +10,8 @@
 # cell's network; the PNG and SVG pictures exist and are not trivial; the
 # advisor's agreement is counted over the 12 cells; with --jobs 2 (the
 # replays in child processes) map.csv is the same up to rounding; with
-# --noise-ratio fit the fitted s is printed with an error no larger than at
+# the replays cached (map_replays.jsonl: a second map replays nothing, a
+# changed run again); with --noise-ratio fit the fitted s is printed with an error no larger than at
 # s = 1 and used for the agreement. Then the refusals: min >
 # max, no steps, no --results: one line, exit status 2.
 tetrad=$1
@@ -89,6 +90,9 @@ sys.exit(0 if abs(a - b) <= 1e-8 * b else 1)" ||
 # two at a time): the same map.csv, up to rounding (SimGrid's clock is not
 # reset between the simulations of one process: ~1e-16 relative).
 cp "$out/sweep/map.csv" "$out/map-in-process.csv"
+grep -q "^# 30 replays .*: 0 from .*map_replays.jsonl, 30 to run" "$out/map.log" ||
+  fail "the first map did not replay its 30 runs and cells"
+rm "$out/sweep/map_replays.jsonl"
 "$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
   --map-latency 1us:1ms:2 --jobs 2 > "$out/map-jobs.log" ||
   { cat "$out/map-jobs.log"; fail "advise --map --jobs 2 failed"; }
@@ -111,6 +115,20 @@ for x, y in zip(a, b):
 PY
   fail "map.csv with --jobs 2 differs from the one replayed in one process"
 [ ! -e "$out/sweep/.map-replays" ] || fail "the replays' scratch folder was left behind"
+# Drawn again: every replay from the cache (map_replays.jsonl), the same map.
+cp "$out/sweep/map.csv" "$out/map-jobs.csv"
+"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
+  --map-latency 1us:1ms:2 --jobs 2 > "$out/map-cached.log" ||
+  { cat "$out/map-cached.log"; fail "advise --map from the cache failed"; }
+grep -q "^# 30 replays .*: 30 from .*map_replays.jsonl, 0 to run" "$out/map-cached.log" ||
+  { cat "$out/map-cached.log"; fail "the second map did not take its replays from the cache"; }
+cmp "$out/sweep/map.csv" "$out/map-jobs.csv" || fail "the map from the cache differs"
+# A changed run (its summary.json) is replayed again, the others not.
+echo " " >> "$out/sweep/topk8/summary.json"
+"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
+  --map-latency 1us:1ms:2 > "$out/map-changed.log" || fail "advise --map after a change failed"
+grep -q "^# 30 replays .*: 24 from .*map_replays.jsonl, 6 to run" "$out/map-changed.log" ||
+  { grep replays "$out/map-changed.log"; fail "a changed run was not replayed again"; }
 # The noise ratio fitted to the sweep's measured multipliers: named with its
 # error, which is no larger than the default's, and used for the agreement.
 "$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
