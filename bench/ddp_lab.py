@@ -15,7 +15,8 @@ Fashion-MNIST, batch 64 per rank, SGD with momentum 0.9 and weight decay
   tetrad train --cluster mpi under the lab's mpirun (--bind-to none):
   --sched none and fusion:25MiB uncompressed, fp16 and topk:0.01,ef on
   fused buckets; with --all also DDP + tetrad's powersgd:2 hook, tetrad
-  --sched wfbp and tetrad powersgd:2.
+  --sched wfbp and mgwfbp and tetrad powersgd:2. (fusion:25MiB is DDP's
+  bucketing: 25 MiB buckets, the first 1 MiB.)
 
 Every configuration trains --iters iterations and evaluates every
 --eval-every on the first --test-samples test images with the clock paused
@@ -54,6 +55,7 @@ TETRAD_CONFIGS = [("tetrad none", ["--sched", "none"]),
 # With --all (each round then takes about half as long again).
 EXTRA_DDP_CONFIGS = [("DDP + tetrad powersgd:2 hook", ["--compress", "powersgd:2"])]
 EXTRA_TETRAD_CONFIGS = [("tetrad wfbp", ["--sched", "wfbp"]),
+                        ("tetrad mgwfbp", ["--sched", "mgwfbp"]),
                         ("tetrad powersgd:2", ["--compress", "powersgd:2"])]
 
 
@@ -124,7 +126,7 @@ def main():
     parser.add_argument("--iters", type=int, default=250)
     parser.add_argument("--eval-every", type=int, default=25)
     parser.add_argument("--all", action="store_true",
-                        help="also powersgd:2 (hook and tetrad) and tetrad --sched wfbp")
+                        help="also powersgd:2 (hook and tetrad) and tetrad --sched wfbp and mgwfbp")
     parser.add_argument("--test-samples", type=int, default=2000)
     parser.add_argument("--target", type=float, default=0.85)
     parser.add_argument("--rate", default="200mbit", help="tbf rate of every link (netlab -r)")
