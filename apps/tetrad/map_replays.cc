@@ -58,6 +58,19 @@ MapReplayResult inProcess(const MapReplay& replay) {
   return result;
 }
 
+// One result line (`tetrad retime --batch`'s output, or the cache's):
+// {"refusal"} or {"time_to_target" (null: never reached), "time_per_iteration"}.
+MapReplayResult resultOf(const nlohmann::json& j) {
+  MapReplayResult r;
+  if (j.contains("refusal")) {
+    r.refusal = j["refusal"].get<std::string>();
+  } else {
+    if (j.at("time_to_target").is_number()) r.timeToTarget = j["time_to_target"].get<double>();
+    r.timePerIteration = j.at("time_per_iteration").get<double>();
+  }
+  return r;
+}
+
 // The lines `tetrad retime --batch` printed for a shard, one JSON object per
 // replay (the simulator's messages, on stderr, share the log).
 std::vector<MapReplayResult> parseShardLog(const fs::path& logPath, size_t expected,
@@ -68,15 +81,7 @@ std::vector<MapReplayResult> parseShardLog(const fs::path& logPath, size_t expec
   while (std::getline(in, text)) {
     if (!text.starts_with("{\"")) continue;
     try {
-      const nlohmann::json j = nlohmann::json::parse(text);
-      MapReplayResult r;
-      if (j.contains("refusal")) {
-        r.refusal = j["refusal"].get<std::string>();
-      } else {
-        if (j.at("time_to_target").is_number()) r.timeToTarget = j["time_to_target"].get<double>();
-        r.timePerIteration = j.at("time_per_iteration").get<double>();
-      }
-      results.push_back(r);
+      results.push_back(resultOf(nlohmann::json::parse(text)));
     } catch (const nlohmann::json::exception& e) {
       throw Error(fmt::format("map: {} printed an unreadable line ({}; log: {})", what, e.what(),
                               logPath.string()));
@@ -212,9 +217,10 @@ std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays,
         if (j.value("build", "") != build) continue;
         // (The key first: json's operator= takes its argument by value.)
         const std::string key = j.at("key").get<std::string>();
+        resultOf(j);  // a line without its fields is damaged too
         cache[key] = std::move(j);
       } catch (const nlohmann::json::exception&) {
-        // A damaged line (an interrupted write) is replayed again.
+        // A damaged line (an interrupted write, a hand edit) is replayed again.
       }
     }
   }
@@ -246,16 +252,7 @@ std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays,
     if (out.good()) fs::rename(temporary, cacheFile, ec);
   }
   std::vector<MapReplayResult> results(replays.size());
-  for (size_t i = 0; i < replays.size(); ++i) {
-    const nlohmann::json& j = cache.at(keys[i]);
-    MapReplayResult& r = results[i];
-    if (j.contains("refusal")) {
-      r.refusal = j["refusal"].get<std::string>();
-    } else {
-      if (j["time_to_target"].is_number()) r.timeToTarget = j["time_to_target"].get<double>();
-      r.timePerIteration = j.at("time_per_iteration").get<double>();
-    }
-  }
+  for (size_t i = 0; i < replays.size(); ++i) results[i] = resultOf(cache.at(keys[i]));
   return results;
 }
 
