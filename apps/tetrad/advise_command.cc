@@ -32,6 +32,8 @@ namespace {
 
 struct AdviseFlags {
   std::string model, params, compute, gflops, cluster, results, netModel, input;
+  std::string bucketSize = "auto";   // as tetrad train's --bucket-size
+  std::string onNonFinite = "stop";  // as tetrad train's --on-nonfinite
   int workers = -1;
   int batch = 64;
   int psShards = 1;
@@ -124,6 +126,18 @@ void runAdvise(const AdviseFlags& f) {
                  f.model);
     context.workload = model::modelWorkload(f.model);
   }
+  if (f.bucketSize != "auto") {
+    try {
+      context.workload.bucketBytes = parseBytes(f.bucketSize);
+    } catch (const InvalidArgument&) {
+      throw InvalidArgument(fmt::format(
+          "invalid --bucket-size '{}' (auto, 0 for one bucket per tensor, or a size such as 4MiB)",
+          f.bucketSize));
+    }
+  }
+  TETRAD_CHECK(f.onNonFinite == "stop" || f.onNonFinite == "skip" || f.onNonFinite == "off",
+               InvalidArgument, "invalid --on-nonfinite '{}' (stop, skip or off)", f.onNonFinite);
+  context.nonFiniteGuard = f.onNonFinite != "off";
   // No --net-model: cm02, the simulator's default for tetrad train.
   context.network =
       model::withNetModel(model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers),
@@ -255,6 +269,14 @@ CommandRegistration registration([](CommandGroups& groups) {
       "default), lv08 (SimGrid's own default TCP factors) or profile:FILE (a calibrated network, "
       "`tetrad "
       "calibrate`)");
+  cmd->add_option("--bucket-size", f->bucketSize,
+                  "as tetrad train: buckets of at most this many bytes (auto: 25 MiB; 0: one per "
+                  "tensor, layer-wise)")
+      ->capture_default_str();
+  cmd->add_option("--on-nonfinite", f->onNonFinite,
+                  "as tetrad train: stop and skip pay the guard's one-float all-gather per "
+                  "iteration, off does not")
+      ->capture_default_str();
   cmd->add_option("--batch-size", f->batch, "samples per worker and iteration")
       ->capture_default_str();
   cmd->add_option("--ps-shards", f->psShards, "K of the ps:K candidates")->capture_default_str();
@@ -282,6 +304,9 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--jobs,-j", map->jobs,
                   "with --map: replays at a time, each its own process (1: in this process)")
       ->capture_default_str();
+  cmd->add_option("--replay-with", map->exe,
+                  "with --map: the tetrad binary that replays the runs and keys the replay cache "
+                  "(default: this one)");
   cmd->callback([f, map, mapOn, noiseRatio] {
     if (*noiseRatio == "fit") {
       TETRAD_CHECK(*mapOn, InvalidArgument,

@@ -44,7 +44,17 @@ namespace {
 
 void runAdviseMap(const AdviseMapFlags& flags) {
   AdviseMapFlags f = flags;
-  if (f.exe.empty()) f.exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  if (f.exe.empty()) {
+    f.exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  } else {
+    std::error_code ec;
+    const auto status = std::filesystem::status(f.exe, ec);
+    TETRAD_CHECK(!ec && std::filesystem::is_regular_file(status) &&
+                     (status.permissions() & std::filesystem::perms::owner_exec) !=
+                         std::filesystem::perms::none,
+                 InvalidArgument, "--replay-with '{}': not an executable file", f.exe);
+    f.exe = std::filesystem::canonical(f.exe).string();
+  }
   TETRAD_CHECK(f.jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", f.jobs);
   TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
                "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
@@ -129,6 +139,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     bool retime = false;
     std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
     size_t firstReplay = 0;  // retimed: replays [firstReplay, + entries × seeds)
+    double evaluationInterval = NAN;  // iterations between evaluations (NaN: epoch ends only)
   };
   std::vector<Planned> planned;
   std::vector<MapReplay> replays;
@@ -151,6 +162,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     const bool reached = reachedSeeds == group.seeds.size();
     Planned p;
     p.retime = synchronous(run) && reached;
+    if (config.evalEvery > 0) p.evaluationInterval = double(config.evalEvery);
     p.label = severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
     if (!p.retime && !run.sched.empty() && run.sched != "none") {
       p.status = fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
@@ -222,7 +234,20 @@ void runAdviseMap(const AdviseMapFlags& flags) {
       p.status = fmt::format("not mapped: {}", refusal);
       p.entries.clear();
     }
-    for (const auto& [c, entry] : p.entries) cells[c].entries.push_back(entry);
+    // The cost model against the retimed time per iteration, over the cells.
+    double low = INFINITY, high = -INFINITY;
+    for (auto& [c, entry] : p.entries) {
+      entry.evaluationSeconds = p.evaluationInterval * entry.timePerIteration;
+      cells[c].entries.push_back(entry);
+      const double ratio = entry.predictedTimePerIteration / entry.timePerIteration;
+      if (p.retime && std::isfinite(ratio)) {
+        low = std::min(low, ratio);
+        high = std::max(high, ratio);
+      }
+    }
+    if (low <= high) {
+      p.status += fmt::format("; cost model {:.2f}-{:.2f}x the retimed time per iteration", low, high);
+    }
     std::printf("# %-24s %s\n", p.label.c_str(), p.status.c_str());
   }
   const experiment::MapFiles files = experiment::writeMap(f.results, cells);
@@ -249,8 +274,10 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     const experiment::MapAgreement agreement = experiment::countAgreement(cells);
     std::printf(
         "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %.4g%s) vs the "
-        "map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its time)\n",
-        noiseRatio, f.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells);
+        "map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its time); "
+        "%d more within one evaluation step of the fastest (ties the runs cannot resolve)\n",
+        noiseRatio, f.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells,
+        agreement.tied);
     for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
     for (size_t k = 0; k < otherRatios.size(); ++k) {
       std::vector<experiment::MapCell> other = cells;
@@ -261,8 +288,8 @@ void runAdviseMap(const AdviseMapFlags& flags) {
         }
       }
       const experiment::MapAgreement a = experiment::countAgreement(other);
-      std::printf("# advisor at noise ratio %.4g (%s): agrees in %d of %d cells\n",
-                  otherRatios[k].second, otherRatios[k].first.c_str(), a.agreed, a.cells);
+      std::printf("# advisor at noise ratio %.4g (%s): agrees in %d of %d cells; %d more ties\n",
+                  otherRatios[k].second, otherRatios[k].first.c_str(), a.agreed, a.cells, a.tied);
     }
   } else {
     std::printf(

@@ -14,7 +14,9 @@ struct AdviseMapFlags {
   double noiseRatio = 1;       // s of the iteration multipliers (model/iteration_theory.h)
   bool fitNoiseRatio = false;  // fit s to the sweep instead (model/noise_ratio_fit.h)
   int jobs = 1;          // replays at a time (1: in this process; more: child processes)
-  std::string exe;       // the tetrad binary the children run ("": this one)
+  // The tetrad binary that replays the runs, keying the replay cache ("":
+  // this one; another one runs them as its child processes even at jobs 1).
+  std::string exe;
 };
 
 void runAdviseMap(const AdviseMapFlags& flags);

@@ -100,7 +100,11 @@ std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays
   TETRAD_CHECK(jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", jobs);
   std::vector<MapReplayResult> results(replays.size());
   Progress progress(replays.size());
-  if (jobs == 1) {
+  // One at a time in this process when it is the binary asked for; else
+  // (--replay-with another build) as that binary's children.
+  std::error_code self;
+  const bool thisBinary = fs::equivalent(exe, "/proc/self/exe", self) && !self;
+  if (jobs == 1 && thisBinary) {
     for (size_t i = 0; i < replays.size(); ++i) {
       results[i] = inProcess(replays[i]);
       progress.done();

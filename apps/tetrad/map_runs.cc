@@ -16,6 +16,7 @@
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/network_model.h"
+#include "tetrad/model/schedule_cost.h"
 #include "tetrad/model/warmup_cost.h"
 #include "tetrad/sync/registry.h"
 
@@ -56,6 +57,9 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
   try {
     model::ModelContext context;
     context.workload = model::modelWorkload(run.model);
+    // The run's buckets (0: one per tensor, the layer-wise ablation).
+    if (std::isfinite(run.bucketBytes) && run.bucketBytes >= 0)
+      context.workload.bucketBytes = uint64_t(run.bucketBytes);
     context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
     context.compute = computeOfRun(config, context.workload);
     // No encode/decode time: the simulated runs the map is drawn from do
@@ -63,8 +67,14 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
     context.codec = [](const Compressor&, const model::Workload&) {
       return model::CodecCost{0, 0, false, "none"};
     };
-    return model::meanTimePerIteration(
-        model::canonicalMethod({run.sync, run.arch, run.compress}), context, iterations);
+    // The run's non-finite guard (a one-float all-gather per iteration).
+    context.nonFiniteGuard = config.onNonFinite != "off";
+    if (config.epochs > 0 && run.iterations > 0)
+      context.stepsPerEpoch = run.iterations / config.epochs;
+    const model::Method method = model::canonicalMethod({run.sync, run.arch, run.compress});
+    if (!run.sched.empty() && run.sched != "none")
+      return model::predictScheduled(method, run.sched, context).seconds;
+    return model::meanTimePerIteration(method, context, iterations);
   } catch (const InvalidArgument&) {
     return NAN;
   } catch (const Unsupported&) {

@@ -60,8 +60,10 @@ model::CompressionErrorFunction recordedCompressionError(
 
 // The cost model's time per iteration of `run`'s method on `cluster`,
 // averaged over the first `iterations` (a compressor's warm-up included,
-// warmup_cost.h), without encode/decode time (simulated runs do not charge
-// it); NaN where the model refuses the method (e.g. measured compute).
+// warmup_cost.h; an overlapping schedule through schedule_cost.h), with
+// the run's non-finite guard and without encode/decode time (simulated runs
+// do not charge it); NaN where the model refuses the method (e.g. measured
+// compute).
 double costModelTimePerIteration(const experiment::RunRecord& run, const train::TrainConfig& config,
                                  const std::string& cluster, const std::string& netModel,
                                  double iterations);

@@ -87,6 +87,27 @@ TEST(MethodMap, AgreementCountsWinnersAndTiesWithinTenPercent) {
   EXPECT_EQ(countAgreement(cells, 0.01).agreed, 1);
 }
 
+// A disagreement where the advised method may have crossed the target
+// before the winner (between its last two evaluations) is a tie the runs
+// cannot resolve: counted apart from the agreement and marked in its line;
+// one evaluation step shorter, it is a plain disagreement.
+TEST(MethodMap, TiesWithinOneEvaluationStepAreCountedApart) {
+  MapCell cell{1e8, 1e-6, {entry("a", 1.3, 1e-3, 100), entry("b", 1.0, 2e-3, 100)}};
+  cell.entries[0].evaluationSeconds = 0.35;  // a crossed in (0.95 s, 1.3 s]
+  MapAgreement agreement = countAgreement({cell});
+  EXPECT_EQ(agreement.agreed, 0);
+  EXPECT_EQ(agreement.tied, 1);
+  ASSERT_EQ(agreement.disagreements.size(), 1u);
+  EXPECT_NE(agreement.disagreements[0].find("a tie within one evaluation step"), std::string::npos)
+      << agreement.disagreements[0];
+  cell.entries[0].evaluationSeconds = 0.25;  // (1.05 s, 1.3 s]: after b
+  agreement = countAgreement({cell});
+  EXPECT_EQ(agreement.tied, 0);
+  EXPECT_EQ(agreement.disagreements[0].find("tie"), std::string::npos);
+  cell.entries[0].evaluationSeconds = NAN;  // not known: no tie
+  EXPECT_EQ(countAgreement({cell}).tied, 0);
+}
+
 // A method predicted to need more iterations than its run had (infinite
 // predicted iterations) is never advised; a disagreement names that.
 TEST(MethodMap, PredictedNeverIsNotAdvised) {

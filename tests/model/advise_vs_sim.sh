@@ -3,9 +3,9 @@
 # The advisor and the simulator agree within 5% on the time per iteration of
 # bsp allreduce:ring none (MODEL, default mlp; fixed compute) when both use
 # NET_MODEL. NET_MODEL "default": neither is given --net-model, and the run
-# must record cm02, the default. The run leaves out the non-finite guard's
-# per-iteration agreement (--on-nonfinite off), which the advisor does not
-# model (⌈log2 p⌉ latencies: 2 ms per iteration at 1 ms).
+# must record cm02, the default. Both keep the non-finite guard's
+# per-iteration agreement (train's default --on-nonfinite stop; ⌈log2 p⌉
+# latencies: 2 ms per iteration at 1 ms), which the advisor prices.
 set -eu
 tetrad=$1
 net=$2
@@ -27,7 +27,7 @@ predicted=$(awk '$4 == "bsp" && $5 == "allreduce:ring" && $6 == "none" { print $
   "$dir/advise.txt")
 # shellcheck disable=SC2086
 "$tetrad" train --model "$model" --data synthetic --timing-only --workers "$workers" \
-  --cluster "$cluster" $flag --compute fixed:10ms --max-iters 40 --quiet --on-nonfinite off \
+  --cluster "$cluster" $flag --compute fixed:10ms --max-iters 40 --quiet \
   --timeline off --out "$dir/run" >"$dir/train.txt"
 grep -q "\"net_model\": \"$net\"" "$dir/run/config.json" ||
   { echo "advise_vs_sim: FAIL: config.json does not record net_model $net"; exit 1; }

@@ -23,6 +23,47 @@ ModelContext context(const Workload& workload, const std::string& cluster, int w
   return c;
 }
 
+// The non-finite guard (train's default) adds its one-float
+// recursive-doubling all-gather to every synchronous method, once per
+// iteration (Local SGD too); ssp/asp check locally and pay nothing.
+TEST(modelExchange, TheNonFiniteGuardCostsOneAllgatherOfOneFloatPerIteration) {
+  ModelContext c = context(modelWorkload("mlp"), "sim:1Gbps,1ms", 8);
+  const double guard = allgatherCost(AllgatherAlgorithm::kRecursiveDoubling, 8, 1,
+                                     c.network.costParams());
+  EXPECT_GT(guard, 3 * 1e-3);  // ⌈log2 8⌉ latencies
+  EXPECT_DOUBLE_EQ(nonFiniteGuardSeconds(c.network), guard);
+  for (const Method& m : std::vector<Method>{{"bsp", "allreduce:ring", "topk:0.01,ef"},
+                                             {"local:8", "allreduce:ring", "none"},
+                                             {"bsp", "ps:2", "none"},
+                                             {"bsp", "gossip:ring", "none"}}) {
+    c.nonFiniteGuard = false;
+    const Prediction without = predictMethod(m, c);
+    c.nonFiniteGuard = true;
+    const Prediction with = predictMethod(m, c);
+    EXPECT_NEAR(with.seconds, without.seconds + guard, 1e-12) << m.label();
+    EXPECT_NE(with.derivation.find("+ guard"), std::string::npos) << with.derivation;
+  }
+  const Method asp{"asp", "ps:2", "none"};
+  c.nonFiniteGuard = false;
+  const double aspWithout = predictMethod(asp, c).seconds;
+  c.nonFiniteGuard = true;
+  EXPECT_DOUBLE_EQ(predictMethod(asp, c).seconds, aspWithout);
+}
+
+// --bucket-size 0 (layer-wise): one bucket, hence one all-reduce, per tensor.
+TEST(modelExchange, LayerWiseBucketsAreOneExchangePerTensor) {
+  Workload w = modelWorkload("cnn");
+  const NetworkModel net = networkModel("sim:1Gbps,50us", 8);
+  const CompressorPtr fp16 = makeCompressor("fp16");
+  const ExchangeEstimate fused = allreduceExchange(AllreduceAlgorithm::kRing, *fp16, w, net);
+  w.bucketBytes = 0;
+  const ExchangeEstimate layerWise = allreduceExchange(AllreduceAlgorithm::kRing, *fp16, w, net);
+  EXPECT_EQ(fused.messages, 1u);
+  EXPECT_EQ(layerWise.messages, w.tensors.size());
+  // Seven more ring latencies each: 2·7·α per extra all-reduce, and more.
+  EXPECT_GT(layerWise.seconds - fused.seconds, double(w.tensors.size() - 1) * 14 * 50e-6 * 0.99);
+}
+
 TEST(modelExchange, RingWithoutCompressionIsCollectiveCost) {
   for (const Workload& w : {modelWorkload("cnn"), parameterWorkload(100000000)}) {
     const NetworkModel net = networkModel("sim:1Gbps,50us", 8);

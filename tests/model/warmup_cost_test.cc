@@ -61,5 +61,21 @@ TEST(modelWarmupCost, ChargesEachStageForTheIterationsItCovers) {
   EXPECT_DOUBLE_EQ(meanTimePerIteration(topk, c, 30), predictMethod(topk, c).seconds);
 }
 
+// post-local:T:H is BSP for its first T iterations: priced as BSP there,
+// as Local SGD's steady state after; T in epochs needs the epoch's length.
+TEST(modelWarmupCost, PostLocalSgdPricesItsBspPhaseAsBsp) {
+  ModelContext c = slowNetwork();
+  const double bsp = predictMethod({"bsp", "allreduce:ring", "none"}, c).seconds;
+  const double local = predictMethod({"local:8", "allreduce:ring", "none"}, c).seconds;
+  ASSERT_GT(bsp, 2 * local);
+  const Method post{"post-local:100:8", "allreduce:ring", "none"};
+  EXPECT_NEAR(meanTimePerIteration(post, c, 300), (100 * bsp + 200 * local) / 300, 1e-12);
+  EXPECT_NEAR(meanTimePerIteration(post, c, 50), bsp, 1e-12);
+  const Method epochs{"post-local:1ep:8", "allreduce:ring", "none"};
+  EXPECT_NEAR(meanTimePerIteration(epochs, c, 300), local, 1e-12) << "T unknown: steady state";
+  c.stepsPerEpoch = 234;
+  EXPECT_NEAR(meanTimePerIteration(epochs, c, 300), (234 * bsp + 66 * local) / 300, 1e-12);
+}
+
 }  // namespace
 }  // namespace tetrad::model

@@ -155,11 +155,21 @@ MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance)
       ++agreement.agreed;
       continue;
     }
+    // The advised method crossed the target after its previous evaluation:
+    // before the winner's time, the runs cannot tell the two apart.
+    const bool tie = std::isfinite(a.timeToTarget) && std::isfinite(a.evaluationSeconds) &&
+                     a.timeToTarget - a.evaluationSeconds < w.timeToTarget;
+    if (tie) ++agreement.tied;
     agreement.disagreements.push_back(fmt::format(
-        "{}: advised {} ({}), fastest {} ({}); off: {} for {}, {} for {}",
+        "{}: advised {} ({}), fastest {} ({}){}; off: {} for {}, {} for {}",
         mapClusterSpec(cell.bandwidth, cell.latency, cell.workers), advised,
         std::isfinite(a.timeToTarget) ? formatSeconds(a.timeToTarget) : "never", winner,
-        formatSeconds(w.timeToTarget), worstFactor(a), advised, worstFactor(w), winner));
+        formatSeconds(w.timeToTarget),
+        tie ? fmt::format(", a tie within one evaluation step ({} − {} < {})",
+                          formatSeconds(a.timeToTarget), formatSeconds(a.evaluationSeconds),
+                          formatSeconds(w.timeToTarget))
+            : "",
+        worstFactor(a), advised, worstFactor(w), winner));
   }
   return agreement;
 }

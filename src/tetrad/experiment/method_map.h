@@ -53,6 +53,11 @@ struct MapEntry {
   // NaN) and their standard deviation (NaN for one seed).
   int seeds = 1;
   double timeStd = NAN;
+  // The measurement's resolution: the time of the iterations between two
+  // evaluations on this network (evaluation interval × timePerIteration).
+  // The target was crossed somewhere in (timeToTarget − this, timeToTarget];
+  // NaN when not known.
+  double evaluationSeconds = NAN;
   double predictedTimeToTarget() const { return predictedTimePerIteration * predictedIterations; }
 };
 
@@ -77,10 +82,16 @@ std::string advisedOf(const MapCell& cell);
 // winner's. Each disagreement is one line: the cell, both methods, and the
 // factor that was off most (time per iteration or iterations, predicted
 // against measured, as a ratio).
+// A disagreement is also counted as a tie the runs cannot resolve when the
+// advised method may have crossed the target before the winner did: its
+// time at the evaluation before the one that saw the target is below the
+// winner's time to target (timeToTarget − evaluationSeconds < winner's).
+// Ties are reported beside the agreement, never inside it.
 struct MapAgreement {
   int cells = 0;   // cells with a winner and an advised method
   int agreed = 0;  // of which the advice agrees
-  std::vector<std::string> disagreements;
+  int tied = 0;    // of the others, ties within one evaluation step
+  std::vector<std::string> disagreements;  // ties marked as such
 };
 MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance = 0.10);
 

@@ -54,7 +54,7 @@ CodecCost measureCodec(const Compressor& compressor, const Workload& workload, i
   // The fused buckets train encodes (exchange_cost.h), each with its layout.
   Workload measured = workload;
   measured.tensors = tensors;
-  const std::vector<BucketRange> buckets = exchangeBuckets(measured, kFusedBucketBytes);
+  const std::vector<BucketRange> buckets = exchangeBuckets(measured, measured.bucketBytes);
   std::vector<std::vector<float>> inputs, outputs;
   std::vector<CompressorState> states(buckets.size());
   uint64_t x = 0x9e3779b97f4a7c15ull;

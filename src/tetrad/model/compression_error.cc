@@ -115,7 +115,7 @@ CompressionError measureCompressionError(const Compressor& compressor, std::span
 CompressionError measureWorkloadError(const Compressor& compressor, const Workload& workload,
                                       int draws) {
   TETRAD_CHECK(draws >= 1, InvalidArgument, "draws must be >= 1, got {}", draws);
-  std::vector<BucketRange> buckets = exchangeBuckets(workload, kFusedBucketBytes);
+  std::vector<BucketRange> buckets = exchangeBuckets(workload, workload.bucketBytes);
   keepFirstBuckets(buckets);
   uint64_t total = 0;
   std::vector<std::vector<float>> inputs;

@@ -110,7 +110,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
   TETRAD_CHECK(algorithm != AllreduceAlgorithm::kNative, Unsupported,
                "allreduce:native (MPI_Allreduce) has no cost model");
   const int p = network.workers;
-  const std::vector<BucketRange> buckets = exchangeBuckets(workload, kFusedBucketBytes);
+  const std::vector<BucketRange> buckets = exchangeBuckets(workload, workload.bucketBytes);
   const std::string name = parseCompressorSpec(compressor.spec()).name;
   ExchangeEstimate estimate;
   AllreduceCalls calls;

@@ -3,8 +3,9 @@
 // it (compress/aggregate.h): bucket by bucket, each bucket through the
 // compressor's aggregation.
 //
-// Buckets (as train's --bucket-size auto): consecutive tensors fused into
-// buckets of at most kFusedBucketBytes, for every compressor. Per bucket of c floats, P = ⌈bitsPerElement(c)·c/8⌉ packet
+// Buckets (as train's --bucket-size): consecutive tensors fused into buckets
+// of at most workload.bucketBytes (25 MiB by default, as auto; 0: one per
+// tensor, the layer-wise ablation), for every compressor. Per bucket of c floats, P = ⌈bitsPerElement(c)·c/8⌉ packet
 // bytes (compress/compressor.h), on p ranks:
 //
 //   identity (none)     allreduce(ALGO, c floats)            collective_cost.h
@@ -39,8 +40,6 @@
 #include "tetrad/sched/bucketing.h"
 
 namespace tetrad::model {
-
-inline constexpr uint64_t kFusedBucketBytes = uint64_t{25} << 20;
 
 struct ExchangeEstimate {
   double seconds = 0;

@@ -1,6 +1,7 @@
 // A method's time per iteration (method_cost.h):
 //   bsp T = C + E + d·D + X;  local:H  C + (E + d·D + X)/H;
-//   ssp/asp  max(C + E + d·D + 2α + bytes·β, busiest link);  gossip  C + α + d·4n·β.
+//   ssp/asp  max(C + E + d·D + 2α + bytes·β, busiest link);  gossip  C + α + d·4n·β;
+//   + the non-finite guard's ⌈log2 p⌉·α + 4(p−1)·β per iteration (synchronous methods).
 #include "tetrad/model/method_cost.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include "tetrad/arch/gossip/gossip_cost.h"
 #include "tetrad/arch/gossip/topology_spec.h"
 #include "tetrad/arch/registry.h"
+#include "tetrad/collectives/collective_cost.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/compress/spec.h"
 #include "tetrad/core/error.h"
@@ -78,7 +80,21 @@ Prediction gossipPrediction(const Method& method, const ModelContext& c) {
   return p;
 }
 
+// Adds the guard's per-iteration all-gather to a synchronous prediction.
+void addGuard(Prediction& p, const ModelContext& c) {
+  if (!c.nonFiniteGuard) return;
+  const double guard = nonFiniteGuardSeconds(c.network);
+  p.commSeconds += guard;
+  p.seconds += guard;
+  p.derivation += fmt::format(" + guard {}", ms(guard));
+}
+
 }  // namespace
+
+double nonFiniteGuardSeconds(const NetworkModel& network) {
+  return allgatherCost(AllgatherAlgorithm::kRecursiveDoubling, network.workers, 1,
+                       network.costParams());
+}
 
 std::string Method::label() const {
   return fmt::format("{} {} {}", sync, arch, compress);
@@ -109,7 +125,9 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
   if (method.arch.starts_with("gossip:")) {
     TETRAD_CHECK(method.sync == "bsp" && compressor->isIdentity(), InvalidArgument,
                  "method '{}': the gossip model covers D-PSGD (bsp, none) only", method.label());
-    return gossipPrediction(method, c);
+    Prediction p = gossipPrediction(method, c);
+    addGuard(p, c);
+    return p;
   }
   const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
   const ArchShape arch = describeArch(method.arch);
@@ -162,6 +180,7 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
   }
   p.seconds = p.computeSeconds + p.codecSeconds + p.commSeconds;
   p.derivation = "= " + p.derivation;
+  addGuard(p, c);
   addAccuracyFlags(p, *compressor, syncName);
   return p;
 }

@@ -12,6 +12,11 @@
 //                          (ps_cost.h; no stragglers, so no SSP waits)
 //   bsp on gossip:TOPO     T = C + α + d_max·4n·β   (D-PSGD, one neighbour
 //                          average per step; arch/gossip/gossip_cost.h)
+//   + G per iteration      with ModelContext::nonFiniteGuard (tetrad train's
+//                          default --on-nonfinite stop) on every method but
+//                          ssp/asp: the guard's recursive-doubling all-gather
+//                          of one float, G = ⌈log2 p⌉·α + 4(p−1)·β (+2α when
+//                          p is not a power of two; train/loop/nonfinite_guard.h)
 //
 // Flags: "costs accuracy: ..." for lossy compressors (biased or unbiased
 // with extra variance; fp16/bf16 round only), Local SGD ("fewer
@@ -61,9 +66,19 @@ struct ModelContext {
   NetworkModel network;
   ComputeTime compute;
   CodecFunction codec;
+  // True: charge the non-finite guard's one-float all-gather per iteration,
+  // as tetrad train does unless --on-nonfinite off (push-pull methods check
+  // locally and pay nothing).
+  bool nonFiniteGuard = false;
+  // Iterations per epoch, where known (0: not): resolves post-local:Tep:H's
+  // switch for meanTimePerIteration() (warmup_cost.h).
+  int64_t stepsPerEpoch = 0;
 };
 
 Prediction predictMethod(const Method& method, const ModelContext& context);
+
+// G: the guard's all-gather of one float among the network's workers.
+double nonFiniteGuardSeconds(const NetworkModel& network);
 
 // The canonical spellings (as summary.json and labels use them); `method`
 // unchanged when a part does not parse.

@@ -22,7 +22,7 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
     slots.push_back(
         {fmt::format("t{}", t), size_t(workload.tensors[t].elements), workload.tensors[t].shape});
   }
-  const std::vector<BucketRange> buckets = exchangeBuckets(workload, kFusedBucketBytes);
+  const std::vector<BucketRange> buckets = exchangeBuckets(workload, workload.bucketBytes);
   const PartitionPlan plan = planPartitions(slots, buckets, kPsPartitionBytes, shards);
   std::vector<double> pushOf(shards, 0), pullOf(shards, 0);
   double push = 0, pull = 0;

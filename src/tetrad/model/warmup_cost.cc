@@ -1,18 +1,24 @@
-// Warm-up phases priced one by one (warmup_cost.h).
+// Warm-up phases and post-local SGD's BSP phase priced one by one
+// (warmup_cost.h): T̄ = (Σ_phases steps·T_phase + rest·T_final) / iterations.
 #include "tetrad/model/warmup_cost.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "tetrad/compress/registry.h"
+#include "tetrad/sync/registry.h"
 
 namespace tetrad::model {
 
-double meanTimePerIteration(const Method& method, const ModelContext& context, double iterations) {
+namespace {
+
+// The compressor's warm-up phases priced one by one over the first
+// `iterations` (finite, > 0), the rest at the final packets: the total.
+double warmupTotal(const Method& method, const ModelContext& context, double iterations) {
   const double final = predictMethod(method, context).seconds;
   const std::vector<Compressor::WarmupPhase> phases =
       makeCompressor(method.compress)->warmupPhases();
-  if (phases.empty() || !std::isfinite(iterations) || iterations <= 0) return final;
+  if (phases.empty()) return final * iterations;
   double remaining = iterations, total = 0;
   for (const Compressor::WarmupPhase& phase : phases) {
     if (remaining <= 0) break;
@@ -23,6 +29,32 @@ double meanTimePerIteration(const Method& method, const ModelContext& context, d
     remaining -= steps;
   }
   total += std::max(0.0, remaining) * final;
+  return total;
+}
+
+// Iterations of post-local:T:H's BSP phase among the first `iterations`;
+// -1 for another policy or an unresolved T.
+double postLocalBspIterations(const Method& method, const ModelContext& context,
+                              double iterations) {
+  if (!method.sync.starts_with("post-local:")) return -1;
+  const bool inEpochs = method.sync.find("ep:") != std::string::npos;
+  if (inEpochs && context.stepsPerEpoch <= 0) return -1;
+  const SyncPolicyPtr sync = makeSyncPolicy(method.sync, {context.stepsPerEpoch});
+  int64_t bsp = 0;
+  while (double(bsp) < iterations && sync->at(bsp).reduceGradients) ++bsp;
+  return double(bsp);
+}
+
+}  // namespace
+
+double meanTimePerIteration(const Method& method, const ModelContext& context, double iterations) {
+  if (!std::isfinite(iterations) || iterations <= 0) return predictMethod(method, context).seconds;
+  const double bsp = postLocalBspIterations(method, context, iterations);
+  if (bsp < 0) return warmupTotal(method, context, iterations) / iterations;
+  Method first = method;
+  first.sync = "bsp";
+  double total = bsp > 0 ? warmupTotal(first, context, bsp) : 0;
+  if (iterations > bsp) total += warmupTotal(method, context, iterations - bsp);
   return total / iterations;
 }
 

@@ -11,6 +11,11 @@
 // iterations it covers, the rest at the final packets, and the total divided
 // by `iterations`.
 //
+// Post-local SGD (post-local:T:H) is BSP for its first T iterations: those
+// are priced as BSP, the rest at Local SGD's steady state (T in epochs needs
+// ModelContext::stepsPerEpoch; without it every iteration is priced at the
+// steady state).
+//
 // Pure function; thread-safe as predictMethod().
 #pragma once
 

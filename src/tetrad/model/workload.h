@@ -27,6 +27,9 @@
 
 namespace tetrad::model {
 
+// tetrad train's --bucket-size auto: DDP's 25 MiB cap, for every compressor.
+inline constexpr uint64_t kFusedBucketBytes = uint64_t{25} << 20;
+
 struct TensorShape {
   uint64_t elements = 0;
   std::vector<int64_t> shape;  // LibTorch shape; [n] for a vector
@@ -38,6 +41,9 @@ struct Workload {
   uint64_t parameters = 0;
   double forwardFlopsPerSample = 0;
   bool estimatedFlops = false;  // true for --params (2·N per sample)
+  // The buckets the gradient is exchanged in (--bucket-size): consecutive
+  // tensors fused up to this many bytes; 0: one bucket per tensor.
+  uint64_t bucketBytes = kFusedBucketBytes;
 };
 
 // "mlp", "cnn" or "resnet20"; InvalidArgument naming the known models.
