@@ -13,10 +13,13 @@ Fashion-MNIST, batch 64 per rank, SGD with momentum 0.9 and weight decay
   topk:0.01,ef and powersgd:2 (torch's own PowerSGD hook aborts in gloo with
   torch 1.13 and is not run);
   tetrad train --cluster mpi under the lab's mpirun (--bind-to none):
-  --sched none and fusion:25MiB uncompressed, fp16 and topk:0.01,ef on
-  fused buckets; with --all also DDP + tetrad's powersgd:2 hook, tetrad
-  --sched wfbp and mgwfbp and tetrad powersgd:2. (fusion:25MiB is DDP's
-  bucketing: 25 MiB buckets, the first 1 MiB.)
+  --sched none and ddp (DDP's own buckets: a bucket closes once it reaches
+  25 MiB, the first 1 MiB; sched/ddp_buckets.h) uncompressed, fp16 and
+  topk:0.01,ef on fused buckets; with --all also DDP + tetrad's powersgd:2
+  hook, tetrad --sched fusion:25MiB (buckets of at most 25 MiB, the first
+  at most 1 MiB: on the cnn fc1.weight misses the first bucket), fp16 and
+  topk:0.01,ef on DDP's buckets (--sched ddp, the buckets DDP's hooks get),
+  wfbp and mgwfbp, and tetrad powersgd:2.
 
 Every configuration trains --iters iterations and evaluates every
 --eval-every on the first --test-samples test images with the clock paused
@@ -49,12 +52,16 @@ DDP_CONFIGS = [("DDP (plain)", ["--hook", "plain"]),
                ("DDP + tetrad fp16 hook", ["--compress", "fp16"]),
                ("DDP + tetrad topk:0.01,ef hook", ["--compress", "topk:0.01,ef"])]
 TETRAD_CONFIGS = [("tetrad none", ["--sched", "none"]),
-                  ("tetrad fusion:25MiB", ["--sched", "fusion:25MiB"]),
+                  ("tetrad ddp buckets", ["--sched", "ddp"]),
                   ("tetrad fp16", ["--compress", "fp16"]),
                   ("tetrad topk:0.01,ef", ["--compress", "topk:0.01,ef"])]
 # With --all (each round then takes about half as long again).
 EXTRA_DDP_CONFIGS = [("DDP + tetrad powersgd:2 hook", ["--compress", "powersgd:2"])]
-EXTRA_TETRAD_CONFIGS = [("tetrad wfbp", ["--sched", "wfbp"]),
+EXTRA_TETRAD_CONFIGS = [("tetrad fusion:25MiB", ["--sched", "fusion:25MiB"]),
+                        ("tetrad fp16, ddp buckets", ["--compress", "fp16", "--sched", "ddp"]),
+                        ("tetrad topk:0.01,ef, ddp buckets",
+                         ["--compress", "topk:0.01,ef", "--sched", "ddp"]),
+                        ("tetrad wfbp", ["--sched", "wfbp"]),
                         ("tetrad mgwfbp", ["--sched", "mgwfbp"]),
                         ("tetrad powersgd:2", ["--compress", "powersgd:2"])]
 
@@ -126,7 +133,8 @@ def main():
     parser.add_argument("--iters", type=int, default=250)
     parser.add_argument("--eval-every", type=int, default=25)
     parser.add_argument("--all", action="store_true",
-                        help="also powersgd:2 (hook and tetrad) and tetrad --sched wfbp and mgwfbp")
+                        help="also powersgd:2 (hook and tetrad) and tetrad --sched fusion:25MiB, wfbp "
+                             "and mgwfbp")
     parser.add_argument("--test-samples", type=int, default=2000)
     parser.add_argument("--target", type=float, default=0.85)
     parser.add_argument("--rate", default="200mbit", help="tbf rate of every link (netlab -r)")

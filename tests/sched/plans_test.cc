@@ -6,7 +6,9 @@
 
 #include "sched_test_util.h"
 #include "tetrad/core/error.h"
+#include "tetrad/sched/ddp_buckets.h"
 #include "tetrad/sched/fusion.h"
+#include "tetrad/sched/model_shapes.h"
 #include "tetrad/sched/mgwfbp.h"
 #include "tetrad/sched/plan_spec.h"
 #include "tetrad/sched/priority.h"
@@ -23,8 +25,8 @@ constexpr uint64_t kMiB = uint64_t{1} << 20;
 TEST(Plans, EveryPlanCoversEverySlotOnceInReadyOrder) {
   std::mt19937_64 rng(7);
   const std::vector<std::string> specs = {
-      "none",   "wfbp",           "fusion",   "fusion:64KB",   "fusion:1MB:4KB",
-      "mgwfbp", "mgwfbp:optimal", "priority", "priority:4096", "priority:100KB"};
+      "none",   "wfbp",           "fusion",   "fusion:64KB",   "fusion:1MB:4KB", "ddp",
+      "ddp:64KB:4KB", "mgwfbp", "mgwfbp:optimal", "priority", "priority:4096", "priority:100KB"};
   for (int instance = 0; instance < 100; ++instance) {
     std::uniform_int_distribution<size_t> count(1, 40);
     const std::vector<TensorSlot> slots = randomSlots(rng, count(rng), 3 * kMiB, 2e-3);
@@ -135,6 +137,46 @@ TEST(Fusion, DefaultsAreDdpsAndZeroIsRefused) {
   EXPECT_EQ(plan.buckets[2].bytes, 14 * kMiB);
   EXPECT_THROW(fusionPlan(slots, 0), InvalidArgument);
   EXPECT_THROW(fusionPlan(slots, kMiB, 0), InvalidArgument);
+}
+
+// DDP's rule: a bucket closes once it reaches its limit, so every bucket
+// but the last has reached it and was below it before its last slot.
+TEST(DdpBuckets, CloseOnceTheyReachTheirLimit) {
+  std::mt19937_64 rng(11);
+  for (int instance = 0; instance < 100; ++instance) {
+    std::uniform_int_distribution<size_t> count(1, 40);
+    const std::vector<TensorSlot> slots = randomSlots(rng, count(rng), 3 * kMiB, 2e-3);
+    const SchedulePlan plan = ddpPlan(slots, 2 * kMiB, kMiB / 4);
+    for (size_t b = 0; b + 1 < plan.buckets.size(); ++b) {
+      const Bucket& bucket = plan.buckets[b];
+      const uint64_t limit = b == 0 ? kMiB / 4 : 2 * kMiB;
+      EXPECT_GE(bucket.bytes, limit);
+      EXPECT_LT(bucket.bytes - slots[bucket.first + bucket.count - 1].bytes, limit);
+    }
+    EXPECT_NO_THROW(checkPlan(slots, plan));
+  }
+  EXPECT_THROW(ddpPlan({}, 0, 1), InvalidArgument);
+  EXPECT_THROW(parseSchedulePlanSpec("ddp:0"), InvalidArgument);
+}
+
+// On the cnn, DDP's first bucket takes fc1.weight with the layers after it
+// (torch 1.13's _compute_bucket_assignment_by_size gives {fc2.bias,
+// fc2.weight, fc1.bias, fc1.weight}, {conv2.bias, conv2.weight, conv1.bias,
+// conv1.weight}); fusion's rule leaves fc1.weight for the second bucket.
+TEST(DdpBuckets, CnnBucketsAreTorchs) {
+  const Workload cnn = makeWorkload(modelLayers("cnn"), {});
+  ASSERT_EQ(cnn.slots.size(), 8u);
+  const SchedulePlan ddp = ddpPlan(cnn.slots);
+  ASSERT_EQ(ddp.buckets.size(), 2u);
+  EXPECT_EQ(ddp.buckets[0].count, 4u);
+  EXPECT_EQ(ddp.buckets[0].bytes, uint64_t{40 + 20480 + 2048 + 6422528});
+  EXPECT_EQ(ddp.buckets[1].count, 4u);
+  const SchedulePlan fusion = fusionPlan(cnn.slots, kDdpBucketBytes, kDdpFirstBucketBytes);
+  ASSERT_EQ(fusion.buckets.size(), 2u);
+  EXPECT_EQ(fusion.buckets[0].count, 3u);
+  std::mt19937_64 rng(1);
+  const SchedulePlan parsed = parseSchedulePlanSpec("ddp").plan(cnn.slots, testing::randomRingCost(rng));
+  EXPECT_EQ(parsed.buckets.size(), 2u);
 }
 
 TEST(Priority, PartitionCutsTensorsIntoWholeFloatChunks) {

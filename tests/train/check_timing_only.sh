@@ -2,7 +2,7 @@
 # usage: check_timing_only.sh TETRAD OUT_DIR CLUSTER
 # Parity of timing-only simulation with the real loop (the same worker loop
 # on a LibTorch replica or on a nominal one, train/compute/worker_compute.h): for
-# every method of configs/survey.toml, every schedule (wfbp, fusion, mgwfbp,
+# every method of configs/survey.toml, every schedule (wfbp, fusion, ddp, mgwfbp,
 # priority) and the gossip variants CHOCO and AD-PSGD, a real run (LibTorch,
 # payloads) and a --timing-only run (no model, payload-free) of 8 workers on CLUSTER
 # (a star or a two-level cluster), fixed compute, must give the same
@@ -103,8 +103,9 @@ adpsgd-ring|--sync asp --arch gossip:ring
 wfbp|--sched wfbp
 mgwfbp|--sched mgwfbp
 fusion|--sched fusion:64KiB
+ddp|--sched ddp:64KiB:16KiB
 priority|--sched priority
 topk1pct-ef-wfbp|--compress topk:0.01,ef --sched wfbp
 METHODS
-[ "$n" -eq 28 ] || fail "ran $n methods, expected 28"
+[ "$n" -eq 29 ] || fail "ran $n methods, expected 29"
 echo "check_timing_only: PASS ($n methods on $cluster)"

@@ -4,6 +4,8 @@
 //   wfbp                       one bucket per tensor, in ready order (wfbp.h)
 //   fusion[:BYTES[:FIRST]]     buckets of at most BYTES (default 25 MiB), the first
 //                              at most min(BYTES, FIRST) (default 1 MiB) (fusion.h)
+//   ddp[:CAP[:FIRST]]          PyTorch DDP's buckets: one closes once it reaches CAP
+//                              (default 25 MiB; the first FIRST, 1 MiB) (ddp_buckets.h)
 //   mgwfbp[:greedy|optimal]    MG-WFBP merges: the paper's greedy rule (default)
 //                              or the exact DP optimum (mgwfbp.h)
 //   priority[:PART]            chunks of at most PART bytes (default 1 MiB),

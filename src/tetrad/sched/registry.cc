@@ -3,6 +3,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/sched/after_backward.h"
+#include "tetrad/sched/ddp_buckets.h"
 #include "tetrad/sched/fusion.h"
 #include "tetrad/sched/mgwfbp.h"
 #include "tetrad/sched/planned_scheduler.h"
@@ -39,6 +40,12 @@ const std::vector<Entry>& table() {
         "ready tensors fused into buckets of up to BYTES (DDP: small first bucket, :FIRST)"},
        "fusion[:BYTES[:FIRST]]",
        sched::fusionPlanOf,
+       makePlanned},
+      {{"ddp", "ddp",
+        "PyTorch DDP's buckets: a bucket closes once it reaches CAP (the first: FIRST), so it "
+        "overshoots by at most one tensor"},
+       "ddp[:CAP[:FIRST]]",
+       sched::ddpPlanOf,
        makePlanned},
       {{"mgwfbp", "mgwfbp",
         "merged-gradient WFBP: merge layers when the start-up saved exceeds the overlap lost "
