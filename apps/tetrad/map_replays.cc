@@ -45,16 +45,11 @@ class Progress {
 MapReplayResult inProcess(const MapReplay& replay) {
   train::RetimeRequest request{replay.run, replay.cluster, replay.netModel, "", ""};
   request.toTarget = true;
+  const train::RetimeOutcome outcome = train::retimeOrRefusal(request);
   MapReplayResult result;
-  try {
-    const train::RetimeResult r = train::retimeRun(request);
-    result.timeToTarget = r.retimed.timeToTarget >= 0 ? r.retimed.timeToTarget : NAN;
-    result.timePerIteration = r.retimed.timePerIteration;
-  } catch (const Unsupported& e) {
-    result.refusal = e.what();
-  } catch (const InvalidArgument& e) {  // as a child's exit status 2
-    result.refusal = e.what();
-  }
+  result.refusal = outcome.refusal;
+  result.timeToTarget = outcome.timeToTarget >= 0 ? outcome.timeToTarget : NAN;
+  result.timePerIteration = outcome.timePerIteration;
   return result;
 }
 

@@ -26,15 +26,13 @@ using Json = nlohmann::json;
 // One replay of a batch: its output line.
 Json batchLine(const train::RetimeRequest& request) {
   Json line = {{"run", request.run}, {"cluster", request.cluster}};
-  try {
-    const train::RetimeResult r = train::retimeRun(request);
+  const train::RetimeOutcome outcome = train::retimeOrRefusal(request);
+  if (!outcome.refusal.empty()) {
+    line["refusal"] = outcome.refusal;
+  } else {
     line["time_to_target"] =
-        r.retimed.timeToTarget >= 0 ? Json(r.retimed.timeToTarget) : Json(nullptr);
-    line["time_per_iteration"] = r.retimed.timePerIteration;
-  } catch (const InvalidArgument& e) {
-    line["refusal"] = e.what();
-  } catch (const Unsupported& e) {
-    line["refusal"] = e.what();
+        outcome.timeToTarget >= 0 ? Json(outcome.timeToTarget) : Json(nullptr);
+    line["time_per_iteration"] = outcome.timePerIteration;
   }
   return line;
 }

@@ -13,7 +13,8 @@
 # the replays cached (map_replays.jsonl: a second map replays nothing, a
 # changed run again); with --noise-ratio fit the fitted s is printed with an error no larger than at
 # s = 1 and used for the agreement. Then the refusals: min >
-# max, no steps, no --results: one line, exit status 2.
+# max, no steps, no --results, an unknown --net-model (refused once, not
+# per method), --replay-with no executable: one line, exit status 2.
 tetrad=$1
 out=$2
 tools=$3
@@ -183,6 +184,7 @@ error "STEPS must be in" --results "$out/sweep" --map --map-latency 1us:1ms:0
 error "give --results DIR" --map
 error "use MIN:MAX:STEPS" --results "$out/sweep" --map --map-bandwidth 1Gbps
 error "--jobs 0: need at least 1" --results "$out/sweep" --map --jobs 0
+error "unknown network model 'lv09'" --results "$out/sweep" --map --net-model lv09
 error "--replay-with '/nonexistent/tetrad': not an executable file" --results "$out/sweep" --map \
   --replay-with /nonexistent/tetrad
 error "--noise-ratio fit fits s to a finished sweep" --model mlp --cluster sim:1Gbps,50us \

@@ -344,4 +344,18 @@ std::string RetimeResult::toText() const {
   return out.str();
 }
 
+RetimeOutcome retimeOrRefusal(const RetimeRequest& request) {
+  RetimeOutcome outcome;
+  try {
+    const RetimeResult r = retimeRun(request);
+    outcome.timeToTarget = r.retimed.timeToTarget;
+    outcome.timePerIteration = r.retimed.timePerIteration;
+  } catch (const InvalidArgument& e) {
+    outcome.refusal = e.what();
+  } catch (const Unsupported& e) {
+    outcome.refusal = e.what();
+  }
+  return outcome;
+}
+
 }  // namespace tetrad::train

@@ -82,4 +82,14 @@ TrainConfig configOfRun(const std::string& folder);
 // Throws InvalidArgument ("retime: ...") on the refusals above.
 RetimeResult retimeRun(const RetimeRequest& request);
 
+// retimeRun() with its refusals as values, for callers that replay many
+// runs (tetrad retime --batch, the maps): a run or a network the replay
+// refuses (InvalidArgument, Unsupported) gives `refusal`, its message.
+struct RetimeOutcome {
+  double timeToTarget = -1;  // seconds; -1: never reached (as RetimedTimes)
+  double timePerIteration = 0;
+  std::string refusal;  // "" when replayed
+};
+RetimeOutcome retimeOrRefusal(const RetimeRequest& request);
+
 }  // namespace tetrad::train
