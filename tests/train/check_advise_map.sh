@@ -130,21 +130,28 @@ echo " " >> "$out/sweep/topk8/summary.json"
   --map-latency 1us:1ms:2 > "$out/map-changed.log" || fail "advise --map after a change failed"
 grep -q "^# 30 replays .*: 24 from .*map_replays.jsonl, 6 to run" "$out/map-changed.log" ||
   { grep replays "$out/map-changed.log"; fail "a changed run was not replayed again"; }
-# Replayed by another build (--replay-with a copy of the binary): the cache
-# is keyed to that binary, so every replay runs again (as its children, even
-# at --jobs 1), and the map has the same winners.
+# Replayed by another build (--replay-with a copy of the binary), on one
+# cell of the grid: the cache is keyed to that binary, so its 5 replays run
+# again (as its children, even at --jobs 1), and the cell's times are the
+# grid map's.
 cp "$tetrad" "$out/tetrad-copy"
-"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
-  --map-latency 1us:1ms:2 --replay-with "$out/tetrad-copy" > "$out/map-other.log" ||
+cp "$out/sweep/map.csv" "$out/map-grid.csv"
+"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 1Gbps:1Gbps:1 \
+  --map-latency 1us:1us:1 --replay-with "$out/tetrad-copy" > "$out/map-other.log" ||
   { cat "$out/map-other.log"; fail "advise --map --replay-with failed"; }
-grep -q "^# 30 replays .*: 0 from .*map_replays.jsonl, 30 to run" "$out/map-other.log" ||
+grep -q "^# 5 replays .*: 0 from .*map_replays.jsonl, 5 to run" "$out/map-other.log" ||
   { grep replays "$out/map-other.log"; fail "--replay-with did not key the cache to that binary"; }
-cmp "$out/sweep/map.csv" "$out/map-jobs.csv" > /dev/null ||
-  /usr/bin/python3 -c "
+/usr/bin/python3 - "$out/sweep/map.csv" "$out/map-grid.csv" << 'PY' ||
 import csv, sys
-a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:])
-assert [r['winner'] for r in a] == [r['winner'] for r in b]" "$out/sweep/map.csv" "$out/map-jobs.csv" ||
-  fail "the map replayed by another build has other winners"
+one, grid = (list(csv.DictReader(open(f))) for f in sys.argv[1:])
+assert len(one) == 5, f"{len(one)} rows, expected 5 (one cell per worker count)"
+times = {(r["cluster"], r["method"]): r["time_to_target"] for r in grid}
+for r in one:
+    a, b = float(r["time_to_target"]), float(times[(r["cluster"], r["method"])])
+    assert abs(a - b) <= 1e-12 * b, (r["cluster"], r["method"], a, b)
+PY
+  fail "the cell replayed by another build differs from the grid map's"
+cp "$out/map-grid.csv" "$out/sweep/map.csv"
 # The noise ratio fitted to the sweep's measured multipliers: named with its
 # error, which is no larger than the default's, and used for the agreement.
 "$tetrad" advise --results "$out/sweep" --map --map-bandwidth 100Mbps:10Gbps:3 \
