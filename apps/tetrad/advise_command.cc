@@ -26,6 +26,7 @@
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/validation.h"
 #include "tetrad/train/compute/model_file.h"
+#include "tetrad/train/train_config.h"
 
 namespace tetrad::app {
 namespace {
@@ -126,14 +127,12 @@ void runAdvise(const AdviseFlags& f) {
                  f.model);
     context.workload = model::modelWorkload(f.model);
   }
-  if (f.bucketSize != "auto") {
-    try {
-      context.workload.bucketBytes = parseBytes(f.bucketSize);
-    } catch (const InvalidArgument&) {
-      throw InvalidArgument(fmt::format(
-          "invalid --bucket-size '{}' (auto, 0 for one bucket per tensor, or a size such as 4MiB)",
-          f.bucketSize));
-    }
+  try {
+    context.workload.bucketBytes = train::bucketBytes(f.bucketSize);  // as tetrad train
+  } catch (const InvalidArgument&) {
+    throw InvalidArgument(fmt::format(
+        "invalid --bucket-size '{}' (auto, 0 for one bucket per tensor, or a size such as 4MiB)",
+        f.bucketSize));
   }
   TETRAD_CHECK(f.onNonFinite == "stop" || f.onNonFinite == "skip" || f.onNonFinite == "off",
                InvalidArgument, "invalid --on-nonfinite '{}' (stop, skip or off)", f.onNonFinite);

@@ -32,7 +32,7 @@
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/method_cost.h"
-#include "tetrad/model/network_model.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/model/noise_ratio_fit.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/train/timing/retime.h"
@@ -60,8 +60,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
   TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
                "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
   // A bad --net-model is refused once, here, not as "not mapped" per method.
-  if (!f.netModel.empty())
-    model::withNetModel(model::networkModel("sim:1Gbps,1us", 2), f.netModel);
+  if (!f.netModel.empty()) model::resolveNetModel(f.netModel);
   const experiment::MapAxis bandwidths =
       experiment::parseBandwidthAxis(f.bandwidths, "--map-bandwidth");
   const experiment::MapAxis latencies = experiment::parseLatencyAxis(f.latencies, "--map-latency");

@@ -2,18 +2,14 @@
 //   guard on   T = F + max(B, D) + G      D: the plan's last message's end
 //   guard off  T = steady state with forward overlap (pipeline_cost.h)
 // F = C/3 and B = 2C/3 split over the layers by FLOPs; each message one
-// all-reduce of its bytes on the method's algorithm.
+// all-reduce of its bytes on the method's algorithm (sched/comm_cost.h).
 #include "tetrad/model/schedule_cost.h"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <memory>
-
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
-#include "tetrad/core/units.h"
-#include "tetrad/model/exchange_cost.h"
+#include "tetrad/sched/comm_cost.h"
 #include "tetrad/sched/model_shapes.h"
 #include "tetrad/sched/pipeline_cost.h"
 #include "tetrad/sched/plan_spec.h"
@@ -25,7 +21,6 @@ Prediction predictScheduled(const Method& given, const std::string& sched,
   const sched::SchedulePlanSpec spec = sched::parseSchedulePlanSpec(sched);
   if (spec.name == "none") return predictMethod(given, c);
   const Method method = canonicalMethod(given);
-  const std::shared_ptr<const Compressor> none = makeCompressor("none");
   TETRAD_CHECK(method.sync == "bsp" && method.arch.starts_with("allreduce:") &&
                    makeCompressor(method.compress)->isIdentity(),
                Unsupported,
@@ -53,14 +48,11 @@ Prediction predictScheduled(const Method& given, const std::string& sched,
   compute.flopsPerSecond = 3 * forwardFlops / c.compute.seconds;
   const sched::Workload workload = sched::makeWorkload(layers, compute);
 
-  const AllreduceAlgorithm algorithm =
-      parseAllreduceAlgorithm(method.arch.substr(std::string("allreduce:").size()));
-  const NetworkModel network = c.network;
-  const sched::CommCost cost(
-      fmt::format("{} on {} workers", method.arch, network.workers), [=](uint64_t bytes) {
-        const Workload message = parameterWorkload(std::max<uint64_t>(1, (bytes + 3) / 4));
-        return allreduceExchange(algorithm, *none, message, network).seconds;
-      });
+  // One message: one all-reduce of its bytes (collective_cost.h with the
+  // network's per-size factors and TCP window).
+  const sched::CommCost cost = sched::allreduceCommCost(
+      parseAllreduceAlgorithm(method.arch.substr(std::string("allreduce:").size())),
+      c.network.workers, c.network.costParams());
   const sched::SchedulePlan plan = spec.plan(workload.slots, cost);
   const sched::IterationPrediction timing =
       sched::predictIteration(workload.slots, workload.layerForwardSeconds, plan, cost);

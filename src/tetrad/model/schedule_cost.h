@@ -1,5 +1,5 @@
 // Predicted time per iteration of a method under an overlapping schedule
-// (--sched wfbp | fusion | mgwfbp | priority): the pipeline model of
+// (--sched wfbp | fusion | ddp | mgwfbp | priority): the pipeline model of
 // sched/pipeline_cost.h fed with the method's workload, compute time and
 // network, so the advisor and the maps can price the schedule dimension.
 //
@@ -8,8 +8,8 @@
 //             compute time C split as forward C/3 and backward 2C/3 over
 //             the layers by their FLOPs;
 //   message   one all-reduce of b bytes through the method's algorithm on
-//             the context's network (exchange_cost.h, per-size factors and
-//             the TCP window included);
+//             the context's network (sched::allreduceCommCost: per-size
+//             factors and the TCP window included);
 //   plan      the schedule's own plan function on those slots and that cost.
 // Time per iteration:
 //   with the non-finite guard   F + max(B, D) + G: the guard reads the

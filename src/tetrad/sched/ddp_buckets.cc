@@ -6,7 +6,6 @@
 #include "tetrad/sched/ddp_buckets.h"
 
 #include "tetrad/core/error.h"
-#include "tetrad/sched/plan_params.h"
 
 namespace tetrad::sched {
 
@@ -37,13 +36,9 @@ SchedulePlan ddpPlan(std::span<const TensorSlot> slots, uint64_t capBytes,
 }
 
 PlanFunction ddpPlanOf(const SchedulePlanSpec& spec) {
-  expectPlanParams(spec, 2);
-  const uint64_t cap =
-      planBytesParam(spec, 0, kDdpBucketBytes, 1, "bucket size must be > 0 bytes (e.g. 25MiB)");
-  const uint64_t first = planBytesParam(spec, 1, kDdpFirstBucketBytes, 1,
-                                        "first bucket size must be > 0 bytes (e.g. 1MiB)");
-  return [cap, first](std::span<const TensorSlot> slots, const CommCost&) {
-    return ddpPlan(slots, cap, first);
+  const BucketCaps caps = bucketCapsOf(spec);
+  return [caps](std::span<const TensorSlot> slots, const CommCost&) {
+    return ddpPlan(slots, caps.cap, caps.first);
   };
 }
 

@@ -37,14 +37,20 @@ SchedulePlan fusionPlan(std::span<const TensorSlot> slots, uint64_t capBytes,
   return plan;
 }
 
-PlanFunction fusionPlanOf(const SchedulePlanSpec& spec) {
+BucketCaps bucketCapsOf(const SchedulePlanSpec& spec) {
   expectPlanParams(spec, 2);
-  const uint64_t cap =
+  BucketCaps caps;
+  caps.cap =
       planBytesParam(spec, 0, kDdpBucketBytes, 1, "bucket size must be > 0 bytes (e.g. 25MiB)");
-  const uint64_t first = planBytesParam(spec, 1, kDdpFirstBucketBytes, 1,
-                                        "first bucket size must be > 0 bytes (e.g. 1MiB)");
-  return [cap, first](std::span<const TensorSlot> slots, const CommCost&) {
-    return fusionPlan(slots, cap, first);
+  caps.first = planBytesParam(spec, 1, kDdpFirstBucketBytes, 1,
+                              "first bucket size must be > 0 bytes (e.g. 1MiB)");
+  return caps;
+}
+
+PlanFunction fusionPlanOf(const SchedulePlanSpec& spec) {
+  const BucketCaps caps = bucketCapsOf(spec);
+  return [caps](std::span<const TensorSlot> slots, const CommCost&) {
+    return fusionPlan(slots, caps.cap, caps.first);
   };
 }
 

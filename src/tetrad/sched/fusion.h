@@ -35,6 +35,14 @@ inline constexpr uint64_t kDdpBucketBytes = uint64_t{25} << 20;      // 25 MiB
 SchedulePlan fusionPlan(std::span<const TensorSlot> slots, uint64_t capBytes,
                         uint64_t firstBucketBytes = kDdpFirstBucketBytes);
 
+// The [:BYTES[:FIRST]] parameters fusion and ddp share (defaults DDP's
+// 25 MiB and 1 MiB); refused with the spec's one-line rule.
+struct BucketCaps {
+  uint64_t cap = kDdpBucketBytes;
+  uint64_t first = kDdpFirstBucketBytes;
+};
+BucketCaps bucketCapsOf(const SchedulePlanSpec& spec);
+
 // The plan parser of `fusion[:BYTES[:FIRST]]`, for the registry.
 PlanFunction fusionPlanOf(const SchedulePlanSpec& spec);
 
