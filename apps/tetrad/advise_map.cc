@@ -36,6 +36,7 @@
 #include "tetrad/model/noise_ratio_fit.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/train/timing/retime.h"
+#include "command.h"
 #include "map_replays.h"
 #include "map_runs.h"
 
@@ -46,7 +47,7 @@ namespace {
 void runAdviseMap(const AdviseMapFlags& flags) {
   AdviseMapFlags f = flags;
   if (f.exe.empty()) {
-    f.exe = std::filesystem::read_symlink("/proc/self/exe").string();
+    f.exe = childProgram();
   } else {
     std::error_code ec;
     const auto status = std::filesystem::status(f.exe, ec);

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "command.h"
+#include "libtorch_commands.h"
 #include "tetrad/train/bench/checkpoint_bench.h"
 
 namespace tetrad::app {
@@ -16,8 +17,7 @@ void addBenchCheckpointCommand(CommandGroups& groups) {
   o.config.trainSamples = 256;
   o.config.testSamples = 64;
   o.config.batchSize = 32;
-  CLI::App* cmd = groups.bench->add_subcommand(
-      "checkpoint", "Checkpoint write and read-back time vs a plain file write of the same bytes");
+  CLI::App* cmd = groups.bench->add_subcommand(kBenchCheckpoint.name, kBenchCheckpoint.description);
   cmd->add_option("--models", o.models, "Models")->delimiter(',')->capture_default_str();
   cmd->add_option("--dir", o.folder, "Folder for the files (default: a fresh temporary folder)");
   cmd->add_option("--repeats", o.repeats, "Measurements of each (median reported)")

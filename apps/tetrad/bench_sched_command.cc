@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "command.h"
+#include "libtorch_commands.h"
 #include "tetrad/core/error.h"
 #include "tetrad/train/bench/sched_bench.h"
 
@@ -54,10 +55,7 @@ void addBenchSchedCommand(CommandGroups& groups) {
   c.batchSize = 32;
   c.compute = "flops:100";
   c.seed = 1;
-  CLI::App* cmd = groups.bench->add_subcommand(
-      "sched",
-      "Scheduling policies vs none on a simulated star: simulated iteration time beside the "
-      "pipeline model's prediction");
+  CLI::App* cmd = groups.bench->add_subcommand(kBenchSched.name, kBenchSched.description);
   cmd->add_option("--models", o.models, "Models")->delimiter(',')->capture_default_str();
   cmd->add_option("--workers", o.workers, "Worker counts")->delimiter(',')->capture_default_str();
   cmd->add_option("--bandwidths", o.bandwidths, "Link bandwidths of the simulated star")

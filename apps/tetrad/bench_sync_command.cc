@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "command.h"
+#include "libtorch_commands.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/train/trainer.h"
@@ -160,8 +161,7 @@ void gossipTable(const SyncBenchOptions& o) {
 
 void addBenchSyncCommand(CommandGroups& groups) {
   auto options = std::make_shared<SyncBenchOptions>();
-  CLI::App* cmd = groups.bench->add_subcommand(
-      "sync", "Parameter server vs ring all-reduce, and Local SGD vs BSP, simulated");
+  CLI::App* cmd = groups.bench->add_subcommand(kBenchSync.name, kBenchSync.description);
   SyncBenchOptions& o = *options;
   cmd->add_option("--models", o.models, "Models")->delimiter(',')->capture_default_str();
   cmd->add_option("--workers", o.workers, "Worker counts")->delimiter(',')->capture_default_str();

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "command.h"
+#include "libtorch_commands.h"
 #include "tetrad/train/bench/overhead_bench.h"
 
 namespace tetrad::app {
@@ -13,9 +14,8 @@ namespace {
 void addBenchTrainCommand(CommandGroups& groups) {
   auto options = std::make_shared<train::OverheadBenchOptions>();
   options->config.testSamples = 1000;
-  CLI::App* cmd = groups.bench->add_subcommand(
-      "train-overhead",
-      "Single-worker training throughput: tetrad trainer vs a plain LibTorch loop");
+  CLI::App* cmd =
+      groups.bench->add_subcommand(kBenchTrainOverhead.name, kBenchTrainOverhead.description);
   train::TrainConfig& c = options->config;
   cmd->add_option("--model", c.model, "mlp, cnn or resnet20")->capture_default_str();
   cmd->add_option("--data", c.data, "fashion-mnist, mnist, cifar10 or synthetic")

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
+#include <string>
 
 namespace tetrad::app {
 
@@ -28,5 +30,16 @@ class CommandRegistration {
   explicit CommandRegistration(AddFn add);
   static void addAll(CommandGroups& groups);
 };
+
+// The `tetrad` program to start child runs with (sweeps, the advisor's
+// map): this one, or the front end beside it when this is tetrad-torch
+// (train/libtorch_parts.h), so that children that need no LibTorch start
+// without it.
+inline std::string childProgram() {
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe");
+  const std::filesystem::path front = self.parent_path() / "tetrad";
+  if (self.filename() == "tetrad-torch" && std::filesystem::exists(front)) return front.string();
+  return self.string();
+}
 
 }  // namespace tetrad::app

@@ -1,12 +1,18 @@
 // The `tetrad` command: parses the command line and runs one subcommand.
 // Subcommands live in *_command.cc files (see command.h).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <vector>
 
 #include "command.h"
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/libtorch_parts.h"
 
 namespace tetrad::app {
 namespace {
@@ -22,6 +28,31 @@ CommandRegistration::CommandRegistration(AddFn add) {
 
 void CommandRegistration::addAll(CommandGroups& groups) {
   for (const AddFn& add : registry()) add(groups);
+}
+
+// The front end (built with TETRAD_FRONT_END) hands a command line that
+// needs LibTorch to tetrad-torch beside it (train/libtorch_parts.h): the
+// same process, the same arguments and environment, so mpirun's ranks and a
+// sweep's children stay what they were. Returns only on failure.
+int runAsLibTorchProgram(char** argv, const std::string& what) {
+#ifdef TETRAD_FRONT_END
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path program = self.parent_path() / "tetrad-torch";
+  if (!error) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::execv(program.c_str(), argv);  // argv[0] unchanged: usage lines say `tetrad`
+  }
+  std::fprintf(stderr, "tetrad: error: %s needs LibTorch, and %s could not be run (%s)\n",
+               what.c_str(), program.string().c_str(),
+               error ? error.message().c_str() : std::strerror(errno));
+#else
+  std::fprintf(stderr, "tetrad: error: internal: %s reached the LibTorch-free path\n",
+               what.c_str());
+#endif
+  std::fflush(stderr);
+  return 1;
 }
 
 }  // namespace tetrad::app
@@ -52,6 +83,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tetrad: error: %s (see tetrad --help)\n", e.what());
     std::fflush(stderr);
     return 2;
+  } catch (const tetrad::train::LibTorchRequired& e) {
+    // Before the command had any effect: tetrad-torch runs it from the start.
+    return tetrad::app::runAsLibTorchProgram(argv, e.what());
   } catch (const tetrad::NonFiniteError& e) {
     // Every rank agreed and stops by itself: nothing to abort.
     std::fprintf(stderr, "tetrad: error: %s\n", e.what());

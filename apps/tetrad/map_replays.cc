@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "command.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/child_process.h"
@@ -97,8 +98,10 @@ std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays
   Progress progress(replays.size());
   // One at a time in this process when it is the binary asked for; else
   // (--replay-with another build) as that binary's children.
-  std::error_code self;
-  const bool thisBinary = fs::equivalent(exe, "/proc/self/exe", self) && !self;
+  // (tetrad-torch counts as the front end beside it: the same build.)
+  std::error_code self, front;
+  const bool thisBinary = (fs::equivalent(exe, "/proc/self/exe", self) && !self) ||
+                          (fs::equivalent(exe, childProgram(), front) && !front);
   if (jobs == 1 && thisBinary) {
     for (size_t i = 0; i < replays.size(); ++i) {
       results[i] = inProcess(replays[i]);

@@ -181,7 +181,7 @@ void runSweepFile(const RunOptions& o) {
                o.simThreads);
   options.simThreads =
       o.simThreads > 0 ? o.simThreads : std::max(1, usableCores() / std::max(1, o.jobs));
-  options.exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  options.exe = childProgram();
   options.mpirun = o.mpirun;
   options.sweepFile = o.file;
 

@@ -1,10 +1,13 @@
 // Timing-only runs (train/timing/timing_trainer.h): the workload they simulate is
-// the real model's, tensor for tensor, and the probe measures something.
+// the real model's, tensor for tensor (a built-in model's is built without
+// LibTorch, timing/builtin_workload.h), and the probe measures something.
 #include <gtest/gtest.h>
 
 #include "tetrad/sched/model_shapes.h"
 #include "tetrad/train/compute/models.h"
 #include "tetrad/train/compute/nominal_compute.h"
+#include "tetrad/train/libtorch_parts.h"
+#include "tetrad/train/timing/builtin_workload.h"
 #include "tetrad/train/timing/timing_trainer.h"
 #include "tetrad/train/train_config.h"
 
@@ -69,6 +72,34 @@ TEST(TimingWorkload, MatchesTheLibTorchModels) {
     EXPECT_EQ(tableFlops, model->forwardFlops()) << c.model << " on " << c.data;
     EXPECT_EQ(w.probe.forwardBackward, 0.0) << "no probe unless --compute measured";
   }
+}
+
+// The front end's workload of a built-in model (no LibTorch) is the one read
+// from the LibTorch module, field for field: names, shapes, stages, FLOPs
+// and buffers, on the data sets' inputs and an odd one.
+TEST(TimingWorkload, BuiltinTablesEqualTheLibTorchModules) {
+  const sched::ModelInput inputs[] = {{1, 28, 28, 10}, {3, 32, 32, 10}, {3, 17, 13, 7}};
+  for (const char* model : {"mlp", "cnn", "resnet20"}) {
+    for (const sched::ModelInput& input : inputs) {
+      const std::string where = fmt::format("{} on {}x{}x{} ({} classes)", model, input.channels,
+                                            input.height, input.width, input.classes);
+      const TimingWorkload table = builtinTimingWorkload(model, input);
+      const TimingWorkload torch = libTorchTimingWorkload(model, input);
+      ASSERT_EQ(table.shape.slots.size(), torch.shape.slots.size()) << where;
+      for (size_t i = 0; i < torch.shape.slots.size(); ++i) {
+        EXPECT_EQ(table.shape.slots[i].name, torch.shape.slots[i].name) << where;
+        EXPECT_EQ(table.shape.slots[i].count, torch.shape.slots[i].count) << where;
+        EXPECT_EQ(table.shape.slots[i].shape, torch.shape.slots[i].shape) << where;
+      }
+      EXPECT_EQ(table.shape.slotStage, torch.shape.slotStage) << where;
+      EXPECT_EQ(table.stageNames, torch.stageNames) << where;
+      EXPECT_EQ(table.shape.stageFlops, torch.shape.stageFlops) << where;
+      EXPECT_EQ(table.shape.forwardFlops, torch.shape.forwardFlops) << where;
+      EXPECT_EQ(table.bufferFloats, torch.bufferFloats) << where;
+    }
+  }
+  EXPECT_FALSE(isBuiltinModel("nets/wide.pt"));
+  EXPECT_THROW(builtinTimingWorkload("vgg99", {}), InvalidArgument);
 }
 
 TEST(TimingWorkload, TrainingSetSizeAndProbe) {

@@ -1,35 +1,13 @@
 #include "train_test_util.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <limits>
 
 #include "tetrad/launch/launcher.h"
-#include "tetrad/train/data/synthetic.h"
 #include "tetrad/train/loop/rank_trainer.h"
 
 namespace tetrad::train::testing {
-
-std::string makeTempDir(const std::string& name) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("tetrad-train-" + name + "-" + std::to_string(getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
-DataSplits smallSynthetic(size_t trainSamples, size_t testSamples, uint64_t seed) {
-  SyntheticOptions options;
-  options.trainSamples = trainSamples;
-  options.testSamples = testSamples;
-  options.seed = seed;
-  DataSplits splits = makeSynthetic(options);
-  splits.name = "synthetic";
-  computeNormalization(splits);
-  return splits;
-}
 
 TrainConfig equivalenceConfig(const std::string& model, int batch, int64_t iterations,
                               const std::string& algorithm) {

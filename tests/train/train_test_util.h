@@ -7,14 +7,9 @@
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/train_config.h"
 #include "tetrad/transport/transport.h"
+#include "train_core_test_util.h"  // makeTempDir, smallSynthetic
 
 namespace tetrad::train::testing {
-
-// A fresh empty folder under the system temp dir.
-std::string makeTempDir(const std::string& name);
-
-// Small seeded synthetic data (28x28, 10 classes).
-DataSplits smallSynthetic(size_t trainSamples, size_t testSamples, uint64_t seed = 7);
 
 // A config for the BSP equivalence checks: `model`, per-rank batch
 // `batch`, `iterations` steps, momentum and weight decay on, no compression.

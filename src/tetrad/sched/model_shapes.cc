@@ -33,7 +33,8 @@ LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w
   return {std::move(name),
           {channels, channels},
           4.0 * double(channels * h * w),
-          {{int64_t(channels)}, {int64_t(channels)}}};
+          {{int64_t(channels)}, {int64_t(channels)}},
+          /*batchNorm=*/true};
 }
 
 std::vector<LayerShape> mlp(const ModelInput& in) {

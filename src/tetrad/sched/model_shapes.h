@@ -43,6 +43,10 @@ struct LayerShape {
   // weight, [out, in, k, k] for a convolution, [n] for biases and
   // BatchNorm (PowerSGD's cost model views [d0, rest] as a matrix).
   std::vector<std::vector<int64_t>> tensorShapes;
+  // A BatchNorm layer: its tensors are weight and bias, it keeps a running
+  // mean and variance of `tensorElements[0]` floats each, and its FLOPs are
+  // not counted by train/compute/models.cc.
+  bool batchNorm = false;
 };
 
 // An image classification input: channels × height × width, and classes.

@@ -15,8 +15,6 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_pool.h"
-#include "tetrad/train/compute/evaluation.h"
-#include "tetrad/train/compute/replica.h"
 #include "tetrad/train/loop/consensus.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
@@ -78,15 +76,6 @@ class MeterBooks final : public ServerBooks {
 };
 
 }  // namespace
-
-RankTrainer::RankTrainer(const ResolvedConfig& config, const DataSplits& data, Transport& world,
-                         RunRecorder* recorder, ComputePool* pool)
-    : config_(config),
-      ownSource_(std::make_unique<ReplicaSource>(config, data)),
-      source_(*ownSource_),
-      world_(world),
-      recorder_(recorder),
-      pool_(pool) {}
 
 RankTrainer::RankTrainer(const ResolvedConfig& config, ComputeSource& source, Transport& world,
                          RunRecorder* recorder, ComputePool* pool)

@@ -9,9 +9,10 @@
 #include "tetrad/launch/launcher.h"
 #include "tetrad/sched/model_shapes.h"
 #include "tetrad/train/compute/compute_probe.h"
-#include "tetrad/train/compute/models.h"
+#include "tetrad/train/libtorch_parts.h"
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/record/run_recorder.h"
+#include "tetrad/train/timing/builtin_workload.h"
 #include "tetrad/transport/analytic_network.h"
 
 namespace tetrad::train {
@@ -40,26 +41,12 @@ NominalData nominalData(const TrainConfig& c) {
   return d;
 }
 
-// The model's workload: tensors, stages, FLOPs and floating buffers, from
-// the LibTorch module built once for the data set's input shape (built-in or
-// a TorchScript file, scripted_model.h).
+// The model's workload: tensors, stages, FLOPs and floating buffers for the
+// data set's input shape; from the layer tables for a built-in model, from
+// the LibTorch module for a TorchScript file (libtorch_parts.h).
 TimingWorkload modelWorkload(const std::string& name, const sched::ModelInput& input) {
-  const ModelPtr model =
-      makeModel(name, {input.channels, input.height, input.width, input.classes});
-  TimingWorkload w;
-  for (const auto& [tensorName, p] : model->named_parameters().pairs()) {
-    w.shape.slots.push_back({tensorName, size_t(p.numel()), p.sizes().vec()});
-    w.shape.slotStage.push_back(model->stageOfParameter(tensorName));
-  }
-  for (int s = 0; s < model->stageCount(); ++s) {
-    w.shape.stageFlops.push_back(model->stageFlops(s));
-    w.stageNames.push_back(model->stageName(s));
-  }
-  for (const torch::Tensor& b : model->buffers()) {
-    if (b.is_floating_point()) w.bufferFloats += size_t(b.numel());
-  }
-  w.shape.forwardFlops = model->forwardFlops();
-  return w;
+  if (isBuiltinModel(name)) return builtinTimingWorkload(name, input);
+  return libTorchTimingWorkload(name, input);
 }
 
 }  // namespace

@@ -3,9 +3,10 @@
 // thousands of simulated workers take seconds of wall time.
 //
 // What it needs instead of a model and data:
-//   - the model's parameter tensors, forward stages and FLOPs, read once from
-//     the LibTorch model (built-in or a TorchScript file) for the data set's
-//     input shape;
+//   - the model's parameter tensors, forward stages and FLOPs for the data
+//     set's input shape: a built-in model's from its layer table, without
+//     LibTorch (builtin_workload.h); a TorchScript file's read once from the
+//     LibTorch module (libtorch_parts.h);
 //   - the training-set size (iterations per epoch): the data set's standard
 //     size (fashion-mnist and mnist 60,000 images 1×28×28, cifar10 50,000
 //     3×32×32, synthetic 8,192 1×28×28), capped by --train-samples; no file

@@ -11,7 +11,7 @@
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/idx_reader.h"
 #include "tetrad/train/data/synthetic.h"
-#include "train_test_util.h"
+#include "train_core_test_util.h"
 
 namespace tetrad::train {
 namespace {
