@@ -24,6 +24,7 @@
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
+#include "tetrad/model/schedule_advice.h"
 #include "tetrad/model/validation.h"
 #include "tetrad/train/compute/model_file.h"
 #include "tetrad/train/train_config.h"
@@ -218,6 +219,9 @@ void runAdvise(const AdviseFlags& f) {
   }
   for (const std::string& skipped : ranking.skipped) {
     std::printf("# skipped %s\n", skipped.c_str());
+  }
+  for (const std::string& line : model::formatScheduleAdvice(ranking, context)) {
+    std::printf("%s\n", line.c_str());
   }
   for (const auto& [p, seconds] : order) {
     if (!p.inTrain) continue;

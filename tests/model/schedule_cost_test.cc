@@ -6,9 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tetrad/core/error.h"
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/network_model.h"
+#include "tetrad/model/schedule_advice.h"
 
 namespace tetrad::model {
 namespace {
@@ -41,9 +44,10 @@ TEST(modelScheduleCost, OverlapHidesCommunicationBehindBackward) {
     const double none = predictMethod(kBsp, c).seconds;
     for (const char* sched : {"wfbp", "mgwfbp", "fusion:1MiB", "priority:256KiB"}) {
       const Prediction p = predictScheduled(kBsp, sched, c);
-      if (std::string(sched) == "mgwfbp")
+      if (std::string(sched) == "mgwfbp") {
         EXPECT_LE(predictScheduled(kBsp, "mgwfbp:optimal", c).seconds, none * (1 + 1e-9))
             << cluster;
+      }
       EXPECT_GE(p.seconds, c.compute.seconds * (1 - 1e-9)) << cluster << " " << sched;
       c.nonFiniteGuard = true;
       const Prediction guarded = predictScheduled(kBsp, sched, c);
@@ -71,6 +75,52 @@ TEST(modelScheduleCost, RefusesWhatItDoesNotModel) {
   ModelContext params = c;
   params.workload = parameterWorkload(1000000);
   EXPECT_THROW(predictScheduled(kBsp, "wfbp", params), Unsupported);
+}
+
+}  // namespace
+}  // namespace tetrad::model
+
+namespace tetrad::model {
+namespace {
+
+// The schedule line of tetrad advise (schedule_advice.h): it prices the
+// ranking's fastest uncompressed BSP all-reduce under every registered
+// schedule, "none" first and equal to that method's own prediction, and
+// names a schedule faster than none where overlap pays (the cnn on 10 Gb/s
+// without the guard, as above); compressed or parameter-server rankings get
+// no line, a workload without a layer table a "not modelled" one.
+TEST(modelScheduleAdvice, PricesTheFastestUncompressedAllReduceUnderEverySchedule) {
+  ModelContext c = cnnOn("sim:10Gbps,25us");
+  c.nonFiniteGuard = false;
+  Ranking ranking;
+  ranking.ranked.push_back(predictMethod({"bsp", "allreduce:ring", "topk:0.01,ef"}, c));
+  ranking.ranked.push_back(predictMethod({"bsp", "ps:2", "none"}, c));
+  EXPECT_TRUE(adviseSchedule(ranking, c).seconds.empty());
+  EXPECT_TRUE(formatScheduleAdvice(ranking, c).empty());
+
+  ranking.ranked.push_back(predictMethod({"bsp", "allreduce:rabenseifner", "none"}, c));
+  ranking.ranked.push_back(predictMethod(kBsp, c));
+  const ScheduleAdvice advice = adviseSchedule(ranking, c);
+  EXPECT_EQ(advice.method.label(), "bsp allreduce:rabenseifner none");
+  ASSERT_GE(advice.seconds.size(), 6u);
+  EXPECT_EQ(advice.seconds.front().first, "none");
+  EXPECT_DOUBLE_EQ(advice.seconds.front().second, ranking.ranked[2].seconds);
+  double fastest = advice.seconds.front().second;
+  for (const auto& [spec, seconds] : advice.seconds) fastest = std::min(fastest, seconds);
+  EXPECT_NE(advice.fastest, "none");
+  EXPECT_GT(advice.speedup, 1.2);
+  EXPECT_DOUBLE_EQ(advice.speedup, advice.seconds.front().second / fastest);
+  const std::vector<std::string> lines = formatScheduleAdvice(ranking, c);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("fastest --sched " + advice.fastest), std::string::npos) << lines[0];
+
+  ModelContext params = c;
+  params.workload = parameterWorkload(1000000);
+  Ranking plain;
+  plain.ranked.push_back(predictMethod(kBsp, params));
+  const std::vector<std::string> refused = formatScheduleAdvice(plain, params);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_NE(refused[0].find("not modelled"), std::string::npos) << refused[0];
 }
 
 }  // namespace
