@@ -109,7 +109,9 @@ TEST(modelAdvisor, TimeToTargetIsTimePerIterationTimesMultiplier) {
   EXPECT_EQ(t.uncovered[0].seconds, t.uncovered[0].perIteration.seconds);
   for (size_t i = 0; i < t.covered.size(); ++i) {
     const TargetPrediction& p = t.covered[i];
-    if (i > 0) EXPECT_LE(t.covered[i - 1].seconds, p.seconds);
+    if (i > 0) {
+      EXPECT_LE(t.covered[i - 1].seconds, p.seconds);
+    }
     EXPECT_DOUBLE_EQ(p.seconds, p.perIteration.seconds * p.iterations.multiplier);
     if (p.perIteration.method.compress == "qsgd:16") {
       EXPECT_DOUBLE_EQ(p.iterations.multiplier, 2.6875);  // ((1 + 3/8) + 4)/2

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "tetrad/core/parameter_count.h"
+#include "tetrad/sched/fusion.h"
 
 #include <cstdint>
 #include <string>
@@ -27,8 +28,9 @@
 
 namespace tetrad::model {
 
-// tetrad train's --bucket-size auto: DDP's 25 MiB cap, for every compressor.
-inline constexpr uint64_t kFusedBucketBytes = uint64_t{25} << 20;
+// tetrad train's --bucket-size auto: DDP's 25 MiB cap, for every compressor
+// (one definition: sched/fusion.h).
+inline constexpr uint64_t kFusedBucketBytes = sched::kDdpBucketBytes;
 
 struct TensorShape {
   uint64_t elements = 0;

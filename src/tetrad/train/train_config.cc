@@ -15,6 +15,7 @@
 #include "tetrad/core/units.h"
 #include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
+#include "tetrad/sched/fusion.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_model.h"
@@ -25,8 +26,6 @@
 
 namespace tetrad::train {
 namespace {
-
-constexpr uint64_t kDefaultFusedBucketBytes = 25ull << 20;
 
 std::string joined(const std::vector<std::string>& names) {
   std::string text;
@@ -108,7 +107,7 @@ const std::vector<std::string>& knownModels() {
 }
 
 uint64_t bucketBytes(const std::string& text) {
-  if (text == "auto") return kDefaultFusedBucketBytes;
+  if (text == "auto") return sched::kDdpBucketBytes;  // DDP's cap (sched/fusion.h)
   return parseBytes(text);
 }
 
