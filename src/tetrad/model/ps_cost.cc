@@ -1,6 +1,7 @@
 // Parameter server (ps_cost.h): dedicated
 //   T = α + max(Push, W·max_s push_s)·β + α + max(Pull, W·max_s pull_s)·β,
-// colocated: the same per worker link with Push − push_s(w) and (W−1)·push_s(w).
+// colocated: the same per worker link with Push − push_s(w) and (W−1)·push_s(w);
+// at least the chain of a shard's partitions, (m + 1)·α + its link's bytes.
 #include "tetrad/model/ps_cost.h"
 
 #include <algorithm>
@@ -64,9 +65,44 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
   const double pullLatency = network.latencyAt(pullMessage);
   const double pushPerByte = network.secondsPerByteAt(pushMessage, flows);
   const double pullPerByte = network.secondsPerByteAt(pullMessage, flows);
+  // One receive per source (arch/ps: a shard's recvAny over the workers, a
+  // worker's over the shards): a worker's partitions for one shard travel
+  // one after another, each once the previous one arrived, and the shard's
+  // replies to it likewise. A shard holding m partitions of a bucket ends
+  // its exchange after max(m·α_push + α_pull, α_push + m·α_pull) plus its
+  // link's bytes; buckets are exchanged one after another. Latency-bound,
+  // this chain is the exchange's time (measured: 6.6α per iteration for the
+  // mlp on ps:2, whose smaller shard holds 5 partitions; 2α in the
+  // phase-by-phase formula above).
+  double chain = 0, ownChain = 0;
+  size_t longest = 0;
+  for (const std::vector<size_t>& ids : plan.perBucket) {
+    std::vector<size_t> count(size_t(shards), 0);
+    std::vector<double> up(size_t(shards), 0), down(size_t(shards), 0);
+    for (size_t id : ids) {
+      const Partition& part = plan.partitions[id];
+      ++count[size_t(part.shard)];
+      up[size_t(part.shard)] += 16 + packetBytes(compressor, part.count);
+      down[size_t(part.shard)] += 24 + 16 + 4.0 * double(part.count);
+    }
+    double bucketChain = 0, bucketOwn = 0;
+    for (size_t k = 0; k < size_t(shards); ++k) {
+      if (count[k] == 0) continue;
+      longest = std::max(longest, count[k]);
+      const double m = double(count[k]);
+      const double latency = std::max(m * pushLatency + pullLatency, pushLatency + m * pullLatency);
+      bucketChain =
+          std::max(bucketChain, latency + flows * (up[k] * pushPerByte + down[k] * pullPerByte));
+      bucketOwn = std::max(bucketOwn, latency + up[k] * network.secondsPerByteAt(pushMessage) +
+                                          down[k] * network.secondsPerByteAt(pullMessage));
+    }
+    chain += bucketChain;
+    ownChain += bucketOwn;
+  }
   PsEstimate estimate;
   ExchangeEstimate& e = estimate.exchange;
-  e.seconds = pushLatency + pushLink * pushPerByte + pullLatency + pullLink * pullPerByte;
+  const double phases = pushLatency + pushLink * pushPerByte + pullLatency + pullLink * pullPerByte;
+  e.seconds = std::max(phases, chain);
   e.messages = plan.partitions.size();
   e.decodesPerBucket = w * maxPush / push;
   e.text = fmt::format("ps{} push {} + {} / {}, pull {} + {} / {} ({} partitions on {} shard{})",
@@ -74,8 +110,13 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
                        formatBandwidth(1 / beta), formatSeconds(alpha), formatBytes(pullLink),
                        formatBandwidth(1 / beta), plan.partitions.size(), shards,
                        shards == 1 ? "" : "s");
-  estimate.roundTripSeconds = pushLatency + workerUp * network.secondsPerByteAt(pushMessage) +
-                              pullLatency + workerDown * network.secondsPerByteAt(pullMessage);
+  if (chain > phases * 1.001)
+    e.text += fmt::format("; at least {}: a shard's {} partitions one after another",
+                          formatSeconds(chain), longest);
+  estimate.roundTripSeconds =
+      std::max(pushLatency + workerUp * network.secondsPerByteAt(pushMessage) + pullLatency +
+                   workerDown * network.secondsPerByteAt(pullMessage),
+               ownChain);
   estimate.linkBoundSeconds = busiest * std::max(pushPerByte, pullPerByte);
   return estimate;
 }

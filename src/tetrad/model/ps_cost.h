@@ -19,12 +19,22 @@
 // That is docs/algorithms.md's 2α + 2·max(n, W·n/K)·β (dedicated) and
 // 2α + 2(W−1)/W·n·β (colocated, K = W) with headers and compression. Push
 // and pull are charged one after the other (a shard replies once it has
-// every worker's push); the partitions' latencies overlap (one α per phase).
+// every worker's push). Latencies do not all overlap: a shard and a worker
+// each post one receive per peer, so a worker's partitions for one shard
+// travel one after another, and so do the replies. A shard holding m_s of a
+// bucket's partitions ends after max(m_s·α + α, …) plus its link's bytes,
+// buckets one after another, and T is at least
+//   Σ_buckets max_s [(m_s + 1)·α + W·(push_s + pull_s)·β]
+// (dedicated; W − 1 flows colocated). It decides where latency dominates:
+// the mlp on ps:2 (one shard holds fc1.weight, the other the 5 small
+// tensors) measured 6.6α per iteration in timing-only runs at 1–10 ms, the
+// chain's 6α, where the two phases alone give 2α.
 // Each shard decodes W pushes of its partitions: decodeFactor = W · (the
 // largest shard's share of the model).
 //
 // ssp/asp (no barrier): a worker's step is its own push and pull,
-//   T_step = compute + codec + 2α + (its link's push and pull bytes)·β,
+//   T_step = compute + codec + 2α + (its link's push and pull bytes)·β
+//   (at least its chain, (m_s + 1)·α + the shard's share of its bytes),
 // but the busiest link must carry one iteration of all W workers' traffic:
 //   T = max(T_step, busiest link bytes · β).
 //
