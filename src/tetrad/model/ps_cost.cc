@@ -25,15 +25,18 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
   }
   const std::vector<BucketRange> buckets = exchangeBuckets(workload, workload.bucketBytes);
   const PartitionPlan plan = planPartitions(slots, buckets, kPsPartitionBytes, shards);
+  // Each partition's bytes: push = request header + packet, pull = reply
+  // header + a "none" packet.
+  std::vector<double> upOf, downOf;  // per partition
   std::vector<double> pushOf(shards, 0), pullOf(shards, 0);
   double push = 0, pull = 0;
   for (const Partition& part : plan.partitions) {
-    const double up = 16 + packetBytes(compressor, part.count);
-    const double down = 24 + 16 + 4.0 * double(part.count);
-    pushOf[part.shard] += up;
-    pullOf[part.shard] += down;
-    push += up;
-    pull += down;
+    upOf.push_back(16 + packetBytes(compressor, part.count));
+    downOf.push_back(24 + 16 + 4.0 * double(part.count));
+    pushOf[part.shard] += upOf.back();
+    pullOf[part.shard] += downOf.back();
+    push += upOf.back();
+    pull += downOf.back();
   }
   const double maxPush = *std::max_element(pushOf.begin(), pushOf.end());
   const double maxPull = *std::max_element(pullOf.begin(), pullOf.end());
@@ -82,8 +85,8 @@ PsEstimate psExchange(int shards, bool colocated, const Compressor& compressor,
     for (size_t id : ids) {
       const Partition& part = plan.partitions[id];
       ++count[size_t(part.shard)];
-      up[size_t(part.shard)] += 16 + packetBytes(compressor, part.count);
-      down[size_t(part.shard)] += 24 + 16 + 4.0 * double(part.count);
+      up[size_t(part.shard)] += upOf[id];
+      down[size_t(part.shard)] += downOf[id];
     }
     double bucketChain = 0, bucketOwn = 0;
     for (size_t k = 0; k < size_t(shards); ++k) {

@@ -23,6 +23,8 @@
 //   libTorchTimingWorkload    timing/libtorch_workload.cc
 //   scriptedWorkload          compute/scripted_model.cc (compute/model_file.h)
 //   measureComputeProbe       compute/compute_probe.cc (compute_probe.h)
+// (countParameters() of trainer.h is LibTorch's too, in real_training.cc,
+// and has no front-end definition: only the LibTorch commands call it.)
 //
 // Thread-safety: as each function's own header says.
 #pragma once
