@@ -1,11 +1,13 @@
 // Spectral gaps: the Jacobi eigensolver, closed forms (ring, torus,
-// complete, exp, one-peer) and the power iteration used above 256 ranks.
+// complete, exp, one-peer), the power iteration used above 256 ranks, and
+// the whole spectrum's consensus variance.
 #include "tetrad/arch/gossip/spectral.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "tetrad/arch/gossip/topology_spec.h"
 #include "tetrad/core/error.h"
@@ -77,6 +79,37 @@ TEST(GossipSpectral, OnePeerAveragesExactlyOverOnePeriod) {
     EXPECT_NEAR(info.contraction, 0.0, 1e-6) << n;
     EXPECT_NEAR(info.gap, 1.0, 1e-6) << n;
   }
+}
+
+// The consensus variance (1/n)Σλᵢ²/(1 − λᵢ²): the ring's closed-form
+// spectrum λ_k = (1 + 2cos(2πk/n))/3, k = 1..n−1; 0 where W averages at once;
+// never above the gap's bound ((n − 1)/n)(1/p − 1); none without a spectrum.
+TEST(GossipSpectral, ConsensusVarianceOfTheWholeSpectrum) {
+  for (const int n : {3, 8, 32, 100}) {
+    double expected = 0;
+    for (int k = 1; k < n; ++k) {
+      const double lambda = (1 + 2 * std::cos(2 * std::numbers::pi * k / n)) / 3;
+      expected += lambda * lambda / (1 - lambda * lambda);
+    }
+    expected /= n;
+    const std::optional<double> kappa = consensusVariance(parseTopology("ring", n));
+    ASSERT_TRUE(kappa.has_value()) << n;
+    EXPECT_NEAR(*kappa, expected, 1e-9 * expected + 1e-12) << "ring of " << n;
+  }
+  EXPECT_NEAR(*consensusVariance(parseTopology("complete", 8)), 0.0, 1e-12);
+  EXPECT_EQ(*consensusVariance(parseTopology("ring", 1)), 0.0);
+  for (const char* spec : {"ring", "torus:4x8", "exp", "random:3"}) {
+    const Topology topology = parseTopology(spec, 32, 5);
+    const double lambda = spectralGap(topology).contraction;
+    const double bound = (31.0 / 32) * (1 / (1 - lambda * lambda) - 1);
+    EXPECT_GT(*consensusVariance(topology), 0) << spec;
+    EXPECT_LE(*consensusVariance(topology), bound * (1 + 1e-12)) << spec;
+  }
+  // The ring of 32: 11x below the gap's bound (docs/convergence.md).
+  const double ring32 = *consensusVariance(parseTopology("ring", 32));
+  EXPECT_NEAR(ring32, 3.453, 5e-4);
+  EXPECT_FALSE(consensusVariance(parseTopology("exp:one-peer", 8)).has_value());
+  EXPECT_FALSE(consensusVariance(parseTopology("ring", kJacobiMaxSize + 1)).has_value());
 }
 
 TEST(GossipSpectral, MixingMatrixRefusesHugeWorlds) {

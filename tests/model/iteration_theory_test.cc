@@ -144,9 +144,18 @@ TEST(modelIterationTheory, RingSpectralGapAndDpsgdMultiplier) {
     EXPECT_NEAR(info.gap, 1 - lambda, 1e-9) << "ring of " << n;
     const IterationEstimate e = predictIterations({"bsp", "gossip:ring", "none"}, n, 1,
                                                   [](const Compressor&) { return 0.0; });
+    // κ is the spectrum's consensus variance, below the gap's 1/p − 1.
+    const double kappa = *consensusVariance(parseTopology("ring", n, 1));
     const double p = 1 - lambda * lambda;
-    EXPECT_NEAR(e.multiplier, consensusMultiplier(1 / p - 1, n, 1), 1e-9) << e.text;
+    EXPECT_LT(kappa, 1 / p - 1);
+    EXPECT_NEAR(e.multiplier, consensusMultiplier(kappa, n, 1), 1e-9) << e.text;
+    EXPECT_LT(e.multiplier, consensusMultiplier(1 / p - 1, n, 1));
+    EXPECT_NE(e.text.find("Σλᵢ²/(1 − λᵢ²)"), std::string::npos) << e.text;
   }
+  // Without a spectrum (time-varying) the gap's bound stands, said so.
+  const IterationEstimate onePeer = predictIterations({"bsp", "gossip:exp:one-peer", "none"}, 8,
+                                                      1, [](const Compressor&) { return 0.0; });
+  EXPECT_NE(onePeer.text.find("the gap's bound"), std::string::npos) << onePeer.text;
 }
 
 TEST(modelIterationTheory, WorkloadErrorIsDeterministicAndCapped) {

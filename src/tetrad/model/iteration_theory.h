@@ -11,7 +11,9 @@
 //   unbiased, variance ω      (1 + ω/n) + (1 + ω)·s            Khaled & Richtárik 2020, Cor. 1
 //   δ-contractive + EF        s + √((1 − δ)·n·s)/δ + 1/δ       Stich & Karimireddy 2020
 //   consensus distance κ      s + √(n·s·κ) + 1 + κ             Koloskova et al. 2020, Thm 2
-//     Local SGD H: κ = H − 1;  D-PSGD: κ = 1/p − 1, p = 1 − λ² (λ = |λ₂(W)|)
+//     Local SGD H: κ = H − 1;  D-PSGD: κ = (1/n)Σλᵢ²/(1 − λᵢ²) over W's spectrum
+//     (consensusVariance; <= 1/p − 1, p = 1 − λ₂², the gap's bound, used where
+//     there is no spectrum: time-varying or > 256 ranks)
 //   staleness τ (per worker)  s + (1 + τ)/n                    Lian et al. 2015, Stich & K. 2020
 //     asp: τ = n − 1 (no stragglers);  ssp:S: τ = (S + 1)(n − 1)
 //

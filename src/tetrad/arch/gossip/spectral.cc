@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "tetrad/core/error.h"
@@ -198,6 +199,22 @@ SpectralInfo spectralGap(const Topology& topology) {
   info.contraction = std::min(info.contraction, 1.0);
   info.gap = 1.0 - info.contraction;
   return info;
+}
+
+std::optional<double> consensusVariance(const Topology& topology) {
+  const int n = topology.size();
+  if (n == 1) return 0.0;
+  if (topology.timeVarying() || n > kJacobiMaxSize) return std::nullopt;
+  // W - J/n has W's eigenvalues, with 0 in place of the all-ones vector's 1.
+  DenseMatrix m = mixingMatrix(topology, 0);
+  for (double& v : m.values) v -= 1.0 / n;
+  double sum = 0;
+  for (const double mu : symmetricEigenvalues(m)) {
+    const double square = mu * mu;
+    if (square >= 1 - 1e-12) return std::numeric_limits<double>::infinity();
+    sum += square / (1 - square);
+  }
+  return sum / n;
 }
 
 }  // namespace tetrad

@@ -1,6 +1,7 @@
 // Spectral analysis of gossip topologies: the dense mixing matrix, a
-// symmetric eigensolver, and the spectral gap that bounds how fast gossip
-// averaging reaches consensus.
+// symmetric eigensolver, the spectral gap that bounds how fast gossip
+// averaging reaches consensus, and the whole spectrum's consensus variance
+// (consensusVariance, below) that the iteration theory uses.
 //
 // For a static topology with mixing matrix W (symmetric, doubly stochastic)
 // the consensus distance contracts per step by at most the second largest
@@ -26,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tetrad/arch/gossip/topology.h"
@@ -66,5 +68,18 @@ struct SpectralInfo {
 };
 
 SpectralInfo spectralGap(const Topology& topology);
+
+// The stationary consensus variance of gossip driven by i.i.d. noise, per unit
+// of injected variance: with x ← W(x − ηξ) and ξ i.i.d. across ranks and
+// steps, (1/n)·E‖x − x̄‖² tends to η²σ²·κ with
+//   κ = (1/n) Σ_{i>=2} λ_i² / (1 − λ_i²)
+// over the eigenvalues of W other than the 1 of the all-ones vector. It is
+// what the spectral-gap bound bounds: every term is at most λ²/(1 − λ²) with
+// λ = |λ₂|, so κ <= ((n − 1)/n)·(1/p − 1), p = 1 − λ²; a ring's spectrum is
+// mostly far below λ₂, so its κ is 3.6–11× smaller than 1/p − 1 at 8–32 ranks.
+// Defined for static topologies of at most kJacobiMaxSize ranks (Jacobi,
+// exact to rounding); nullopt for time-varying or larger ones, and +inf when
+// W does not mix (an eigenvalue of modulus 1 besides the all-ones one).
+std::optional<double> consensusVariance(const Topology& topology);
 
 }  // namespace tetrad
