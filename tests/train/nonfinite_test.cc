@@ -12,6 +12,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/compute/compute_pool.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/transport/diagnostics.h"
@@ -36,7 +37,7 @@ struct RankOutcome {
 };
 
 std::vector<RankOutcome> trainAll(const TrainConfig& config, int workers,
-                                  bool checkCollectives = false) {
+                                  bool checkCollectives = false, ComputePool* pool = nullptr) {
   const ResolvedConfig resolved = resolveConfig(config);
   const DataSplits data = testing::smallSynthetic(512, 64);
   std::vector<RankOutcome> outcomes(static_cast<size_t>(workers));
@@ -46,7 +47,7 @@ std::vector<RankOutcome> trainAll(const TrainConfig& config, int workers,
   options.timeoutSeconds = 60;
   launch(options, [&](Transport& t) {
     t.diagnostics().setCheckCollectives(checkCollectives);
-    RankTrainer trainer(resolved, data, t, nullptr);
+    RankTrainer trainer(resolved, data, t, nullptr, pool);
     RankResult result = trainer.run(/*keepParameters=*/true);
     outcomes[size_t(t.rank())].parameters = result.parameters;
     outcomes[size_t(t.rank())].result = std::move(result);
@@ -133,6 +134,29 @@ TEST(NonFiniteGuard, HugeLearningRateDivergesAndStops) {
     EXPECT_EQ(o.result.error, outcomes[0].result.error);
     EXPECT_LT(o.result.iterations, 8);
   }
+}
+
+// Simulated ranks whose passes run on the compute pool: the pool thread
+// scans the values right after the pass (rank_trainer_loops.cc), and the
+// guard finds what it finds inline — a real divergence and the test hook's
+// value, which is written after that scan.
+TEST(NonFiniteGuard, SameFindingsWithPassesOnThePool) {
+  ComputePool pool(2);
+  TrainConfig diverging = smallConfig();
+  diverging.lr = 500;
+  const std::vector<RankOutcome> inlineRun = trainAll(diverging, 2);
+  const std::vector<RankOutcome> pooled = trainAll(diverging, 2, false, &pool);
+  ASSERT_EQ(pooled[0].result.status, RunStatus::kDiverged);
+  EXPECT_GT(pool.submitted(), 0);
+  for (size_t r = 0; r < pooled.size(); ++r) {
+    EXPECT_EQ(pooled[r].result.error, inlineRun[r].result.error) << "rank " << r;
+    EXPECT_EQ(pooled[r].result.iterations, inlineRun[r].result.iterations) << "rank " << r;
+  }
+  const ScopedEnv hook("TETRAD_TEST_NONFINITE", "1:3");
+  const std::vector<RankOutcome> injected = trainAll(smallConfig(), 2, false, &pool);
+  EXPECT_EQ(injected[0].result.error,
+            "non-finite gradient (NaN) on rank 1 at iteration 3 in tensor fc1.weight: stopped on "
+            "every rank (--on-nonfinite stop)");
 }
 
 TEST(NonFiniteGuard, SkipIsRefusedUnderPushPull) {

@@ -2,6 +2,8 @@
 // delivery, ordering per (pair, tag), non-blocking operations, size checks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -78,10 +80,13 @@ TEST(SimPointToPoint, OrderPerPairAndTag) {
     constexpr int kCount = 20;
     if (t.rank() == 0) {
       std::vector<RequestPtr> requests;
+      // An isend's buffer stays valid until its request is done.
+      std::vector<std::vector<int32_t>> messages(kCount);
       for (int i = 0; i < kCount; ++i) {
         int32_t value = i;
         // Decreasing sizes: a later, smaller message must not overtake.
-        std::vector<int32_t> message(kCount - i, value);
+        std::vector<int32_t>& message = messages[size_t(i)];
+        message.assign(size_t(kCount - i), value);
         requests.push_back(t.isend(1, 3, asBytes(std::span<const int32_t>(message))));
         t.send(1, 4, asBytes(std::span<const int32_t>(&value, 1)));
       }
@@ -99,6 +104,37 @@ TEST(SimPointToPoint, OrderPerPairAndTag) {
         std::memcpy(&first, message.data(), sizeof first);
         EXPECT_EQ(first, i);
       }
+    }
+  });
+}
+
+// A non-blocking send lends its buffer until its request is done; the
+// message keeps its bytes when the sender lets the buffer go first: the
+// request completed before the receiver ran, or was dropped undone.
+TEST(SimPointToPoint, LentBufferOutlivedByItsMessage) {
+  runSimulation(simOptions("sim:2x10Gbps,25us"), [](Transport& t) {
+    constexpr size_t kCount = 1000;
+    if (t.rank() == 0) {
+      std::vector<int32_t> buffer(kCount, 7);
+      RequestPtr send = t.isend(1, 1, asBytes(std::span<const int32_t>(buffer)));
+      send->wait();  // done while the receiver still computes
+      std::fill(buffer.begin(), buffer.end(), -1);
+      std::vector<int32_t> dropped(kCount, 9);
+      t.isend(1, 2, asBytes(std::span<const int32_t>(dropped)));  // request dropped at once
+      std::fill(dropped.begin(), dropped.end(), -1);
+      int32_t done = 0;  // the actor stays until the message is received
+      t.recvValues<int32_t>(1, 3, std::span<int32_t>(&done, 1));
+    } else {
+      std::vector<int32_t> first(kCount, 0);
+      RequestPtr receive = t.irecv(0, 1, asWritableBytes(std::span<int32_t>(first)));
+      t.compute(1.0);  // long after the transfer ended
+      receive->wait();
+      EXPECT_EQ(std::count(first.begin(), first.end(), 7), ptrdiff_t(kCount));
+      std::vector<int32_t> second(kCount, 0);
+      t.recvValues<int32_t>(0, 2, second);
+      EXPECT_EQ(std::count(second.begin(), second.end(), 9), ptrdiff_t(kCount));
+      const int32_t done = 1;
+      t.send(0, 3, asBytes(std::span<const int32_t>(&done, 1)));
     }
   });
 }

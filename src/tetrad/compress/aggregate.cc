@@ -64,10 +64,13 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
       if (compressor.isIdentity()) {
         // Zero-copy: all-reduce the gradient where the caller keeps it. No
         // encode runs, but like every aggregation this one consumes a step.
+        // The all-reduce applies options.op itself: an averaging ring divides
+        // only its own block before the all-gather (1/p of the work, the same
+        // bits as dividing every element after it).
         allreduce(transport, gradient,
-                  {options.allreduce, ReduceOp::kSum, options.tag, WirePrecision::kFloat32});
+                  {options.allreduce, options.op, options.tag, WirePrecision::kFloat32});
         ++state.step;
-        break;
+        return;
       }
       std::vector<float> summable = compressor.encodeSummable(gradient, state);
       allreduce(transport, summable,

@@ -48,6 +48,9 @@ struct BatchOutcome {
   double correct = 0;   // correct predictions
   double measured = 0;  // seconds of forward + backward on the pass clock
   double charged = 0;   // seconds the compute model charges for them
+  // The non-finite guard's scan of the loss and gradients, where the pool
+  // thread ran it right after the pass (rank_trainer_loops.cc); -1: not run.
+  int64_t nonFiniteScan = -1;
 };
 
 // A forward pass run stage by stage (overlapping schedulers).

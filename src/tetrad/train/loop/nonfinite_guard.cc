@@ -106,10 +106,13 @@ NonFiniteFinding NonFiniteGuard::findingOf(int rank, uint32_t code) const {
   return finding;
 }
 
-void NonFiniteGuard::inject(int64_t iteration, std::span<float> gradients) const {
-  if (workers_.rank() != injectRank_ || iteration != injectIteration_ || gradients.empty()) return;
+bool NonFiniteGuard::inject(int64_t iteration, std::span<float> gradients) const {
+  if (workers_.rank() != injectRank_ || iteration != injectIteration_ || gradients.empty()) {
+    return false;
+  }
   gradients[0] =
       injectInf_ ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
+  return true;
 }
 
 std::optional<NonFiniteFinding> NonFiniteGuard::checkLocal(int64_t iteration, double loss,
@@ -122,9 +125,11 @@ std::optional<NonFiniteFinding> NonFiniteGuard::checkLocal(int64_t iteration, do
 
 std::optional<NonFiniteFinding> NonFiniteGuard::agree(int64_t iteration, double loss,
                                                       std::span<float> gradients,
-                                                      bool stopRequested) {
-  inject(iteration, gradients);
-  const uint32_t code = nonFiniteCode(loss, gradients, slots_);
+                                                      bool stopRequested,
+                                                      std::optional<uint32_t> scanned) {
+  const bool injected = inject(iteration, gradients);
+  const uint32_t code =
+      scanned && !injected ? *scanned : nonFiniteCode(loss, gradients, slots_);
   const float mine = float(code * 2 + (stopRequested ? 1 : 0));
   std::vector<float> codes(size_t(workers_.size()), 0.0f);
   allgather(workers_, std::span<const float>(&mine, 1), codes,

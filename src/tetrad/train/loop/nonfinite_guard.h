@@ -79,8 +79,18 @@ class NonFiniteGuard {
   // `stopRequested`: this worker saw a stop signal (stop_signal.h); the
   // request rides on the same float (code × 2 + 1), and stopAgreed() then
   // tells every worker alike whether any worker asked.
+  // `scanned`: scan(loss, gradients) of these values, where the caller
+  // already ran it (on the rank's pool thread, with the pass); else agree()
+  // scans them.
   std::optional<NonFiniteFinding> agree(int64_t iteration, double loss, std::span<float> gradients,
-                                        bool stopRequested = false);
+                                        bool stopRequested = false,
+                                        std::optional<uint32_t> scanned = std::nullopt);
+  // nonFiniteCode() of this worker's values: reads only the guard's slot
+  // table, so any thread may call it (a simulated rank's pool thread does,
+  // right after its pass).
+  uint32_t scan(double loss, std::span<const float> gradients) const {
+    return nonFiniteCode(loss, gradients, slots_);
+  }
   bool stopAgreed() const { return stopAgreed_; }
   // This worker only (push-pull).
   std::optional<NonFiniteFinding> checkLocal(int64_t iteration, double loss,
@@ -92,7 +102,8 @@ class NonFiniteGuard {
 
  private:
   NonFiniteFinding findingOf(int rank, uint32_t code) const;
-  void inject(int64_t iteration, std::span<float> gradients) const;
+  // True when it wrote the test hook's value.
+  bool inject(int64_t iteration, std::span<float> gradients) const;
 
   Transport& workers_;
   Tag tag_;

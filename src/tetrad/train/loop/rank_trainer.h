@@ -122,7 +122,9 @@ class RankTrainer {
   void logIteration(Run& run, int64_t iteration, double lr);
   // Non-finite guard (rank_trainer_guard.cc): true when every worker skips
   // this step (skip) or the run stops (stop: run.result.status "diverged").
-  bool guardStep(Run& run, int64_t iteration, double loss);
+  // `scanned`: the guard's scan of this pass's values where the pool ran it
+  // (BatchOutcome::nonFiniteScan), -1 otherwise.
+  bool guardStep(Run& run, int64_t iteration, double loss, int64_t scanned = -1);
   // Push-pull: this worker's own check before its update is pushed.
   void guardPushPull(Run& run, int64_t iteration, double loss);
   // Checkpoints and stop signals (rank_trainer_checkpoint.cc).

@@ -22,6 +22,15 @@ void charge(Transport& world, RunMeter& meter, double seconds) {
   meter.addCompute(seconds);
 }
 
+// On the pool thread, right after the pass: the non-finite guard's scan of
+// the values just computed, which the rank's actor would otherwise run while
+// every other rank of the simulation waits (guardStep() takes it).
+void scanOnPool(const NonFiniteGuard* guard, WorkerCompute& replica, BatchOutcome& batch) {
+  if (guard != nullptr && replica.computesValues()) {
+    batch.nonFiniteScan = guard->scan(batch.loss, replica.gradients());
+  }
+}
+
 }  // namespace
 
 double RankTrainer::chargeMeasured(Run& r, PassLookahead& lookahead, PendingPass& pass,
@@ -42,14 +51,17 @@ double RankTrainer::chargeMeasured(Run& r, PassLookahead& lookahead, PendingPass
 
 BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool inlineOnly) {
   WorkerCompute& replica = *r.compute;
+  const NonFiniteGuard* guard = r.guard.get();
   if (pool_ != nullptr && !inlineOnly && replica.chargesMeasured()) {
     // The charge is the pass's CPU time: sleep through the lookahead, wait
     // for the pass while the ranks released meanwhile hand over theirs, then
     // sleep the rest (compute_pool.h).
     start = world_.now();
     BatchOutcome batch;
-    PendingPass pass =
-        pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
+    PendingPass pass = pool_->submit([&replica, &batch, step, guard] {
+      batch = replica.computeBatch(step);
+      scanOnPool(guard, replica, batch);
+    });
     batch.charged = chargeMeasured(r, r.batchLookahead, pass,
                                    [&] { return replica.chargeBatch(batch.measured); });
     return batch;
@@ -58,8 +70,10 @@ BatchOutcome RankTrainer::computeBatch(Run& r, int64_t step, double& start, bool
     start = world_.now();
     const double charged = replica.chargeBatch(0);  // known before the pass
     BatchOutcome batch;
-    PendingPass pass =
-        pool_->submit([&replica, &batch, step] { batch = replica.computeBatch(step); });
+    PendingPass pass = pool_->submit([&replica, &batch, step, guard] {
+      batch = replica.computeBatch(step);
+      scanOnPool(guard, replica, batch);
+    });
     charge(world_, *r.meter, charged);  // the other ranks go on meanwhile
     pass.finish();
     batch.charged = charged;
@@ -111,7 +125,7 @@ void RankTrainer::runCollective(Run& r) {
     r.timeline->add(TimelineTrack::kCompute, "forward+backward", "compute", mark, world_.now(),
                     iteration);
     // Non-finite loss or gradient on any worker: every worker skips or stops.
-    const bool skip = guardStep(r, iteration, batch.loss);
+    const bool skip = guardStep(r, iteration, batch.loss, batch.nonFiniteScan);
     if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};
     if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);

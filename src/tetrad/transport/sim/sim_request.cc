@@ -23,20 +23,28 @@ bool testComm(const s4u::CommPtr& comm, int rank, const char* what, int peer, Ta
 
 }  // namespace
 
-SimSendRequest::SimSendRequest(SimTransport& transport, s4u::CommPtr comm, int peer, Tag tag)
-    : transport_(transport), comm_(std::move(comm)), peer_(peer), tag_(tag) {}
+SimSendRequest::SimSendRequest(SimTransport& transport, s4u::CommPtr comm, int peer, Tag tag,
+                               SentMessage sent)
+    : transport_(transport), comm_(std::move(comm)), peer_(peer), tag_(tag), sent_(sent) {}
 
-// The message was copied at isend: dropping the request lets it go on.
-SimSendRequest::~SimSendRequest() = default;
+// Dropping the request lets the message go on with its own copy of the
+// bytes (no simcall: also while unwinding).
+SimSendRequest::~SimSendRequest() {
+  if (!done_) transport_.world().detach(sent_);
+}
 
 void SimSendRequest::wait() {
   if (done_) return;
   transport_.waitComm(comm_, "isend to", peer_, tag_);
+  transport_.world().detach(sent_);  // a receiver that has not run yet
   done_ = true;
 }
 
 bool SimSendRequest::test() {
-  if (!done_) done_ = testComm(comm_, transport_.rank(), "isend to", peer_, tag_);
+  if (!done_ && testComm(comm_, transport_.rank(), "isend to", peer_, tag_)) {
+    transport_.world().detach(sent_);
+    done_ = true;
+  }
   return done_;
 }
 

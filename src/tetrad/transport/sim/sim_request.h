@@ -22,7 +22,10 @@ namespace tetrad::sim {
 
 class SimSendRequest final : public Request {
  public:
-  SimSendRequest(SimTransport& transport, simgrid::s4u::CommPtr comm, int peer, Tag tag);
+  // `sent`: the message, which lends the caller's buffer until this request
+  // is done or dropped (sim_world.h).
+  SimSendRequest(SimTransport& transport, simgrid::s4u::CommPtr comm, int peer, Tag tag,
+                 SentMessage sent);
   ~SimSendRequest() override;
   void wait() override;
   bool test() override;
@@ -32,6 +35,7 @@ class SimSendRequest final : public Request {
   simgrid::s4u::CommPtr comm_;
   int peer_;
   Tag tag_;
+  SentMessage sent_;
   bool done_ = false;
 };
 

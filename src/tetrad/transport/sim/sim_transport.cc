@@ -69,13 +69,20 @@ void SimTransport::deliver(SimMessage* message, int peer, Tag tag, MutableBytes 
                 "rank {}: message from rank {} (tag {}) has {} bytes, the receiver expected {}",
                 rank(), peer, tag, size, data.size());
   }
-  if (!world_.payloadFree() && size > 0) std::memcpy(data.data(), message->bytes.data(), size);
+  if (!world_.payloadFree() && size > 0) std::memcpy(data.data(), message->payload(), size);
   traffic().countReceived(peer, size);
   world_.release(message);
 }
 
 ByteBuffer SimTransport::take(SimMessage* message, int peer) {
-  ByteBuffer bytes = world_.payloadFree() ? ByteBuffer(message->size) : std::move(message->bytes);
+  ByteBuffer bytes;
+  if (world_.payloadFree()) {
+    bytes.resize(message->size);
+  } else if (message->lent != nullptr) {
+    bytes.assign(message->lent, message->lent + message->size);
+  } else {
+    bytes = std::move(message->bytes);
+  }
   traffic().countReceived(peer, message->size);
   world_.release(message);
   return bytes;
@@ -84,10 +91,17 @@ ByteBuffer SimTransport::take(SimMessage* message, int peer) {
 void SimTransport::send(int peer, Tag tag, ConstBytes data) {
   checkPeer(peer, "send");
   checkTag(tag, "send");
-  SimMessage* message = world_.newMessage(data);
+  SimMessage* message = world_.newMessage(data, /*lend=*/true);
+  const SentMessage sent{message, message->id};
   traffic().countSent(peer, data.size());
   s4u::CommPtr comm = outbox(peer, tag)->put_async(message, data.size());
-  waitComm(comm, "send to", peer, tag);
+  try {
+    waitComm(comm, "send to", peer, tag);
+  } catch (...) {  // the caller's buffer goes with the unwinding
+    world_.detach(sent);
+    throw;
+  }
+  world_.detach(sent);
 }
 
 SimMessage* SimTransport::receive(int peer, Tag tag) {
@@ -175,10 +189,11 @@ void SimTransport::closeAnyReceives() {
 RequestPtr SimTransport::isend(int peer, Tag tag, ConstBytes data) {
   checkPeer(peer, "isend");
   checkTag(tag, "isend");
-  SimMessage* message = world_.newMessage(data);
+  SimMessage* message = world_.newMessage(data, /*lend=*/true);
   traffic().countSent(peer, data.size());
   s4u::CommPtr comm = outbox(peer, tag)->put_async(message, data.size());
-  return std::make_unique<SimSendRequest>(*this, std::move(comm), peer, tag);
+  return std::make_unique<SimSendRequest>(*this, std::move(comm), peer, tag,
+                                          SentMessage{message, message->id});
 }
 
 RequestPtr SimTransport::irecv(int peer, Tag tag, MutableBytes data) {

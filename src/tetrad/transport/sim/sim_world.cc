@@ -17,12 +17,27 @@ SimWorld::~SimWorld() {
   for (SimMessage* message : messages_) delete message;
 }
 
-SimMessage* SimWorld::newMessage(ConstBytes data) {
+SimMessage* SimWorld::newMessage(ConstBytes data, bool lend) {
   auto message = std::make_unique<SimMessage>();
   message->size = data.size();
-  if (!payloadFree_) message->bytes.assign(data.begin(), data.end());
+  message->id = ++nextId_;
+  if (!payloadFree_ && !data.empty()) {
+    if (lend) {
+      message->lent = data.data();
+    } else {
+      message->bytes.assign(data.begin(), data.end());
+    }
+  }
   messages_.insert(message.get());
   return message.release();
+}
+
+void SimWorld::detach(const SentMessage& sent) {
+  if (sent.message == nullptr || !messages_.contains(sent.message)) return;  // received
+  SimMessage& message = *sent.message;
+  if (message.id != sent.id || message.lent == nullptr) return;  // another message now
+  message.bytes.assign(message.lent, message.lent + message.size);
+  message.lent = nullptr;
 }
 
 void SimWorld::release(SimMessage* message) {

@@ -3,10 +3,17 @@
 // the first error a rank threw. runSimulation (sim_world.cc) owns it; every
 // SimTransport of the run holds a reference.
 //
-// Messages: a send allocates a SimMessage (its size, and a copy of its bytes
-// unless the run is payload-free) and hands the pointer to SimGrid; the
-// receiver releases it. Messages nobody received (a timed-out send, a killed
-// rank) are freed when the world is destroyed, so none leaks.
+// Messages: a send allocates a SimMessage and hands the pointer to SimGrid;
+// the receiver copies the payload out and releases it. A non-blocking send
+// lends its buffer (the Transport contract keeps it valid and unchanged
+// until the request is done), so a receiver that runs before the sender's
+// request completes copies straight from the sender's buffer: one copy per
+// message, where a copy at isend and another at the receive made two. When
+// the send request completes first (or is dropped), it detaches the message:
+// the bytes are copied into the message, which the receiver then reads. A
+// blocking send detaches before it returns. Messages nobody received (a
+// timed-out send, a killed rank) are freed when the world is destroyed, so
+// none leaks.
 //
 // Thread-safety: only from the run's actors (SimGrid runs one at a time) and
 // from runSimulation before and after the engine runs.
@@ -24,8 +31,18 @@
 namespace tetrad::sim {
 
 struct SimMessage {
-  uint64_t size = 0;  // payload bytes (also the simulated size)
-  ByteBuffer bytes;   // the payload; empty in payload-free mode
+  uint64_t size = 0;                  // payload bytes (also the simulated size)
+  uint64_t id = 0;                    // unique in the run (a sender's handle)
+  const std::byte* lent = nullptr;    // the sender's buffer, until detached
+  ByteBuffer bytes;                   // the payload once detached
+  const std::byte* payload() const { return lent != nullptr ? lent : bytes.data(); }
+};
+
+// What a sender keeps to find its message again: the pointer may have been
+// released (and reused) by then, the id tells.
+struct SentMessage {
+  SimMessage* message = nullptr;
+  uint64_t id = 0;
 };
 
 class SimWorld {
@@ -41,8 +58,12 @@ class SimWorld {
   // engines in one process).
   double startTime() const { return startTime_; }
 
-  // A new message holding `size` bytes (copied from `data` unless payload-free).
-  SimMessage* newMessage(ConstBytes data);
+  // A new message of `data.size()` bytes: copied from `data` (lend false),
+  // or lending `data` until detach() (payload-free runs carry no bytes).
+  SimMessage* newMessage(ConstBytes data, bool lend = false);
+  // The sender is about to let its buffer go: if the message is still in
+  // flight and lends it, copy the bytes into the message.
+  void detach(const SentMessage& sent);
   // Frees a received message.
   void release(SimMessage* message);
   size_t messagesInFlight() const { return messages_.size(); }
@@ -66,6 +87,7 @@ class SimWorld {
   int ranksPerNode_;
   double startTime_;
   std::unordered_set<SimMessage*> messages_;
+  uint64_t nextId_ = 0;
   std::vector<std::unique_ptr<SimMessage*>> orphanSlots_;
   int errorRank_ = -1;
   std::exception_ptr error_;
