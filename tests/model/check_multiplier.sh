@@ -2,7 +2,7 @@
 # usage: check_multiplier.sh COMMAND...
 # Runs `tetrad advise ...` (without --results) and passes when every ranking
 # line's iteration multiplier equals the formula of docs/convergence.md for
-# the constants the line prints (ω, δ, H, τ, λ; n, s), within the printed
+# the constants the line prints (ω, δ, H, τ, κ or λ; n, s), within the printed
 # precision, and its time to target is its time per iteration × that
 # multiplier; each family (BSP, unbiased, error feedback, Local SGD,
 # staleness, D-PSGD) must appear at least once.
@@ -47,9 +47,12 @@ while IFS= read -r line; do
       formula=$(awk -v t="$(value τ "$line")" -v n="$n" -v s="$s" \
         'BEGIN { printf "%.12g", (s + (1 + t) / n) / (1 + s) }') ;;
     *"[D-PSGD "*)
+      # κ of the whole spectrum where printed, else the gap's 1/p − 1 from λ.
       family=dpsgd
-      formula=$(awk -v l="$(value λ "$line")" -v n="$n" -v s="$s" \
-        'BEGIN { p = 1 - l * l; k = 1 / p - 1; printf "%.12g", (s + sqrt(n * s * k) + 1 + k) / (1 + s) }') ;;
+      kappa=$(printf '%s\n' "$line" | sed -n 's/.*(1 − λᵢ²) = \([0-9.eE+-]*\).*/\1/p' | head -n 1)
+      formula=$(awk -v k="$kappa" -v l="$(value λ "$line")" -v n="$n" -v s="$s" \
+        'BEGIN { if (k == "") { p = 1 - l * l; k = 1 / p - 1 }
+                 printf "%.12g", (s + sqrt(n * s * k) + 1 + k) / (1 + s) }') ;;
     *) echo "check_multiplier: FAIL: no known theory on: $line"; bad=1; continue ;;
   esac
   seen="$seen $family"

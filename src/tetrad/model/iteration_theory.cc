@@ -164,7 +164,7 @@ IterationEstimate predictIterations(const Method& method, int n, double s,
                           method.arch, lambda, p, context(n, s))};
     }
     return {consensusMultiplier(*spectrum, n, s), true,
-            fmt::format("D-PSGD {} κ = (1/n)Σλᵢ²/(1 − λᵢ²) = {:.4g} (the gap's bound 1/p − 1 = "
+            fmt::format("D-PSGD {} κ = (1/n)Σλᵢ²/(1 − λᵢ²) = {:.5g} (the gap's bound 1/p − 1 = "
                         "{:.4g}, λ = {:.5g}), {}: (s + √(nsκ) + 1 + κ)/(1 + s); Koloskova et al. "
                         "2020, Thm 2 with the spectrum's consensus variance (Vogels et al. 2022; "
                         "Takezawa et al. 2026)",
