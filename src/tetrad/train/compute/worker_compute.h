@@ -31,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -49,8 +50,8 @@ struct BatchOutcome {
   double measured = 0;  // seconds of forward + backward on the pass clock
   double charged = 0;   // seconds the compute model charges for them
   // The non-finite guard's scan of the loss and gradients, where the pool
-  // thread ran it right after the pass (rank_trainer_loops.cc); -1: not run.
-  int64_t nonFiniteScan = -1;
+  // thread ran it right after the pass (rank_trainer_loops.cc).
+  std::optional<uint32_t> nonFiniteScan;
 };
 
 // A forward pass run stage by stage (overlapping schedulers).

@@ -35,6 +35,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -123,8 +124,9 @@ class RankTrainer {
   // Non-finite guard (rank_trainer_guard.cc): true when every worker skips
   // this step (skip) or the run stops (stop: run.result.status "diverged").
   // `scanned`: the guard's scan of this pass's values where the pool ran it
-  // (BatchOutcome::nonFiniteScan), -1 otherwise.
-  bool guardStep(Run& run, int64_t iteration, double loss, int64_t scanned = -1);
+  // (BatchOutcome::nonFiniteScan).
+  bool guardStep(Run& run, int64_t iteration, double loss,
+                 std::optional<uint32_t> scanned = std::nullopt);
   // Push-pull: this worker's own check before its update is pushed.
   void guardPushPull(Run& run, int64_t iteration, double loss);
   // Checkpoints and stop signals (rank_trainer_checkpoint.cc).

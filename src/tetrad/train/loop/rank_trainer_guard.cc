@@ -10,14 +10,14 @@
 
 namespace tetrad::train {
 
-bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss, int64_t scanned) {
+bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss,
+                            std::optional<uint32_t> scanned) {
   if (!r.guard) return false;
   const double start = world_.now();
   const std::optional<NonFiniteFinding> finding = r.guard->agree(
       iteration + 1, loss,
       r.compute->computesValues() ? r.compute->gradients() : std::span<float>(),
-      r.checkpointing && pendingStopSignal(iteration + 1) != 0,
-      scanned >= 0 ? std::optional<uint32_t>(uint32_t(scanned)) : std::nullopt);
+      r.checkpointing && pendingStopSignal(iteration + 1) != 0, scanned);
   r.meter->addComm(world_.now() - start);
   r.timeline->add(TimelineTrack::kCommunication, "non-finite check", "comm", start, world_.now(),
                   iteration);

@@ -91,7 +91,7 @@ ByteBuffer SimTransport::take(SimMessage* message, int peer) {
 void SimTransport::send(int peer, Tag tag, ConstBytes data) {
   checkPeer(peer, "send");
   checkTag(tag, "send");
-  SimMessage* message = world_.newMessage(data, /*lend=*/true);
+  SimMessage* message = world_.newMessage(data);
   const SentMessage sent{message, message->id};
   traffic().countSent(peer, data.size());
   s4u::CommPtr comm = outbox(peer, tag)->put_async(message, data.size());
@@ -189,7 +189,7 @@ void SimTransport::closeAnyReceives() {
 RequestPtr SimTransport::isend(int peer, Tag tag, ConstBytes data) {
   checkPeer(peer, "isend");
   checkTag(tag, "isend");
-  SimMessage* message = world_.newMessage(data, /*lend=*/true);
+  SimMessage* message = world_.newMessage(data);
   traffic().countSent(peer, data.size());
   s4u::CommPtr comm = outbox(peer, tag)->put_async(message, data.size());
   return std::make_unique<SimSendRequest>(*this, std::move(comm), peer, tag,

@@ -17,17 +17,11 @@ SimWorld::~SimWorld() {
   for (SimMessage* message : messages_) delete message;
 }
 
-SimMessage* SimWorld::newMessage(ConstBytes data, bool lend) {
+SimMessage* SimWorld::newMessage(ConstBytes data) {
   auto message = std::make_unique<SimMessage>();
   message->size = data.size();
   message->id = ++nextId_;
-  if (!payloadFree_ && !data.empty()) {
-    if (lend) {
-      message->lent = data.data();
-    } else {
-      message->bytes.assign(data.begin(), data.end());
-    }
-  }
+  if (!payloadFree_ && !data.empty()) message->lent = data.data();
   messages_.insert(message.get());
   return message.release();
 }

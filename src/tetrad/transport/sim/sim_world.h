@@ -58,9 +58,9 @@ class SimWorld {
   // engines in one process).
   double startTime() const { return startTime_; }
 
-  // A new message of `data.size()` bytes: copied from `data` (lend false),
-  // or lending `data` until detach() (payload-free runs carry no bytes).
-  SimMessage* newMessage(ConstBytes data, bool lend = false);
+  // A new message of `data.size()` bytes, lending `data` until detach()
+  // (payload-free runs carry no bytes).
+  SimMessage* newMessage(ConstBytes data);
   // The sender is about to let its buffer go: if the message is still in
   // flight and lends it, copy the bytes into the message.
   void detach(const SentMessage& sent);
