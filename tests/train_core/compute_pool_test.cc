@@ -66,6 +66,28 @@ TEST(ComputePool, FinishWhileYieldingRethrowsTheJobsException) {
   EXPECT_TRUE(thrown);
 }
 
+// A waiting rank sleeps until a job of the pool ends (any job: its rank then
+// goes on at the next yield), not on a timer: the wait returns when the job
+// ends, long before its timeout, and a wait with no job ending lasts its
+// timeout.
+TEST(ComputePool, WaitForEndWakesWhenAJobEnds) {
+  ComputePool pool(1);
+  const uint64_t seen = pool.jobsEnded();
+  const auto start = std::chrono::steady_clock::now();
+  PendingPass pass =
+      pool.submit([] { std::this_thread::sleep_for(std::chrono::milliseconds(50)); });
+  pool.waitForEndAfter(seen, std::chrono::milliseconds(20000));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(pool.jobsEnded(), seen + 1);
+  EXPECT_GE(waited, std::chrono::milliseconds(50));
+  EXPECT_LT(waited, std::chrono::milliseconds(10000)) << "the wait missed the job's end";
+  pass.finish();
+
+  const auto idleStart = std::chrono::steady_clock::now();
+  pool.waitForEndAfter(pool.jobsEnded(), std::chrono::milliseconds(30));
+  EXPECT_GE(std::chrono::steady_clock::now() - idleStart, std::chrono::milliseconds(30));
+}
+
 // The lookahead: nothing before the first charge, then half the smallest of
 // the last four.
 TEST(PassLookahead, IsHalfTheSmallestOfTheLastFourCharges) {

@@ -17,11 +17,20 @@ void PendingPass::finish() {
 
 void PendingPass::finishWhileYielding(Transport& world) {
   if (!done_.valid()) return;
-  // Each short wait holds up the simulation (its actors share one thread)
-  // but is far shorter than a pass; the yield then runs the ranks that are
-  // ready at this instant, which hand over their own passes.
-  constexpr auto kPoll = std::chrono::microseconds(100);
-  while (done_.wait_for(kPoll) != std::future_status::ready) world.yieldToPeers();
+  const auto ended = [this] {
+    return done_.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
+  // The count is read before the checks, so a job that ends after it wakes
+  // the wait at once. Each round costs one yield per job that ended: the
+  // simulation's thread sleeps while the passes run.
+  constexpr auto kGuard = std::chrono::milliseconds(10);  // re-checks; never needed to wake
+  while (true) {
+    const uint64_t seen = pool_->jobsEnded();
+    if (ended()) break;
+    world.yieldToPeers();  // the ranks ready at this instant hand over their passes
+    if (ended()) break;
+    pool_->waitForEndAfter(seen, kGuard);
+  }
   done_.get();
 }
 
@@ -60,7 +69,7 @@ PendingPass ComputePool::submit(std::function<void()> job) {
     jobs_.push_back(std::move(task));
   }
   ready_.notify_one();
-  return PendingPass(std::move(done));
+  return PendingPass(std::move(done), this);
 }
 
 void ComputePool::work() {
@@ -76,7 +85,22 @@ void ComputePool::work() {
       jobs_.pop_front();
     }
     task();  // a packaged task keeps the job's exception for its future
+    {
+      std::lock_guard lock(mutex_);
+      ++jobsEnded_;
+    }
+    ended_.notify_all();
   }
+}
+
+uint64_t ComputePool::jobsEnded() {
+  std::lock_guard lock(mutex_);
+  return jobsEnded_;
+}
+
+void ComputePool::waitForEndAfter(uint64_t seen, std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  ended_.wait_for(lock, timeout, [&] { return jobsEnded_ > seen; });
 }
 
 }  // namespace tetrad::train

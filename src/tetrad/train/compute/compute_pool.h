@@ -21,7 +21,11 @@
 // ranks released within that time run meanwhile and hand over their own
 // passes. The rank then waits for its pass without moving its clock
 // further, yielding to the ranks that can run at that instant
-// (finishWhileYielding), and sleeps the rest of its charge. A charge below
+// (finishWhileYielding), and sleeps the rest of its charge. The wait sleeps
+// until some job of the pool ends, not on a timer: a rank that polled
+// (every 100 us) kept the simulation's thread busy on a core the passes
+// needed, and cost 20% of a 2-rank cnn run's wall time on 2 cores
+// (docs/training.md). A charge below
 // the lookahead (a pass more than twice as fast as the fastest of the last
 // four) is raised to it; the pool counts those (summary.json's
 // passes_raised_to_lookahead). The pass is timed on its thread's CPU clock
@@ -36,6 +40,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -52,23 +57,27 @@ namespace tetrad::train {
 // A job handed to the pool. Destroying it waits for the job (also while an
 // exception or a killed actor unwinds the rank), so that the job never
 // outlives the state it works on.
+class ComputePool;
+
 class PendingPass {
  public:
   PendingPass() = default;
-  explicit PendingPass(std::future<void> done) : done_(std::move(done)) {}
+  PendingPass(std::future<void> done, ComputePool* pool) : done_(std::move(done)), pool_(pool) {}
   PendingPass(PendingPass&&) = default;
   PendingPass& operator=(PendingPass&&) = delete;
   ~PendingPass();
   // Waits for the job and rethrows its exception, if any.
   void finish();
   // The same, from a simulated rank that must not move its clock meanwhile:
-  // between short waits it lets the simulation's other ranks that can run at
-  // the current simulated time run (Transport::yieldToPeers). Under MPI it
-  // is finish().
+  // it lets the simulation's other ranks that can run at the current
+  // simulated time run (Transport::yieldToPeers), then sleeps until a job of
+  // the pool ends (its own or another rank's, whose rank then goes on at the
+  // next yield), and so on until its own has ended. Under MPI it is finish().
   void finishWhileYielding(Transport& world);
 
  private:
   std::future<void> done_;
+  ComputePool* pool_ = nullptr;
 };
 
 // One rank's lookahead for one kind of measured pass (forward + backward, or
@@ -101,11 +110,18 @@ class ComputePool {
   void countRaisedCharge() { raised_.fetch_add(1); }
   int64_t raisedCharges() const { return raised_.load(); }
 
+  // Jobs ended so far; waitForEndAfter(seen, timeout) sleeps until more than
+  // `seen` have ended or the timeout passes (PendingPass::finishWhileYielding).
+  uint64_t jobsEnded();
+  void waitForEndAfter(uint64_t seen, std::chrono::milliseconds timeout);
+
  private:
   void work();
 
   std::mutex mutex_;
   std::condition_variable ready_;
+  std::condition_variable ended_;  // notified when a job ends
+  uint64_t jobsEnded_ = 0;         // guarded by mutex_
   std::deque<std::packaged_task<void()>> jobs_;
   bool stopping_ = false;
   std::atomic<int64_t> submitted_{0};
