@@ -19,7 +19,10 @@ Fashion-MNIST, batch 64 per rank, SGD with momentum 0.9 and weight decay
   hook, tetrad --sched fusion:25MiB (buckets of at most 25 MiB, the first
   at most 1 MiB: on the cnn fc1.weight misses the first bucket), fp16 and
   topk:0.01,ef on DDP's buckets (--sched ddp, the buckets DDP's hooks get),
-  wfbp and mgwfbp, and tetrad powersgd:2.
+  wfbp, mgwfbp, priority (1 MiB chunks, front layers first, the next
+  forward starting layer by layer as its updates arrive; --on-nonfinite off,
+  since the guard waits for the whole exchange and DDP has no guard), and
+  tetrad powersgd:2.
 
 Every configuration trains --iters iterations and evaluates every
 --eval-every on the first --test-samples test images with the clock paused
@@ -63,6 +66,10 @@ EXTRA_TETRAD_CONFIGS = [("tetrad fusion:25MiB", ["--sched", "fusion:25MiB"]),
                          ["--compress", "topk:0.01,ef", "--sched", "ddp"]),
                         ("tetrad wfbp", ["--sched", "wfbp"]),
                         ("tetrad mgwfbp", ["--sched", "mgwfbp"]),
+                        # Priority lets the next forward start layer by layer as updates
+                        # arrive; the guard would wait for the whole exchange first
+                        # (docs/scheduling.md), and DDP has none.
+                        ("tetrad priority", ["--sched", "priority", "--on-nonfinite", "off"]),
                         ("tetrad powersgd:2", ["--compress", "powersgd:2"])]
 
 
