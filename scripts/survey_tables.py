@@ -4,7 +4,7 @@
 Usage:
 
     python3 scripts/survey_tables.py runs/survey        # MLP, 8 workers, 3 seeds
-    python3 scripts/survey_tables.py runs/survey-cnn    # cnn, 8 workers, 1 seed
+    python3 scripts/survey_tables.py runs/survey-cnn    # cnn, 8 workers, 3 seeds
     python3 scripts/survey_tables.py runs/survey-32     # MLP, 32 workers, 1 seed
     python3 scripts/survey_tables.py runs/survey --details   # also map times, multipliers
 
