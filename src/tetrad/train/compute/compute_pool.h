@@ -24,8 +24,8 @@
 // (finishWhileYielding), and sleeps the rest of its charge. The wait sleeps
 // until some job of the pool ends, not on a timer: a rank that polled
 // (every 100 us) kept the simulation's thread busy on a core the passes
-// needed, and cost 20% of a 2-rank cnn run's wall time on 2 cores
-// (docs/training.md). A charge below
+// needed (a 2-rank cnn run on 2 cores: 0.76x of mpirun's throughput polling,
+// 0.86x sleeping; docs/BENCHMARKS.md). A charge below
 // the lookahead (a pass more than twice as fast as the fastest of the last
 // four) is raised to it; the pool counts those (summary.json's
 // passes_raised_to_lookahead). The pass is timed on its thread's CPU clock
@@ -54,11 +54,11 @@
 
 namespace tetrad::train {
 
+class ComputePool;
+
 // A job handed to the pool. Destroying it waits for the job (also while an
 // exception or a killed actor unwinds the rank), so that the job never
 // outlives the state it works on.
-class ComputePool;
-
 class PendingPass {
  public:
   PendingPass() = default;
