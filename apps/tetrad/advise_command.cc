@@ -42,6 +42,7 @@ struct AdviseFlags {
   int repetitions = 5;
   int top = 0;
   double noiseRatio = model::kDefaultNoiseRatio;
+  double momentum = model::kDefaultMomentum;  // as tetrad train's --momentum
   bool noMeasure = false;
 };
 
@@ -116,6 +117,8 @@ void runAdvise(const AdviseFlags& f) {
   TETRAD_CHECK(f.top >= 0, InvalidArgument, "--top must be >= 0, got {}", f.top);
   TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
                "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
+  TETRAD_CHECK(f.momentum >= 0 && f.momentum < 1, InvalidArgument,
+               "--momentum must be in [0, 1), got {}", f.momentum);
   model::ModelContext context;
   if (f.model.empty()) {
     context.workload = model::parameterWorkload(parseParameterCount(f.params));
@@ -199,8 +202,8 @@ void runAdvise(const AdviseFlags& f) {
         "multiplier [its theory: docs/convergence.md; ω, δ measured here on Gaussian vectors "
         "of the model's buckets; noise ratio s = %g]; [! ...] caveats\n",
         f.noiseRatio);
-    const model::TargetRanking target =
-        model::rankByTimeToTarget(ranking, context.network.workers, f.noiseRatio, error);
+    const model::TargetRanking target = model::rankByTimeToTarget(ranking, context.network.workers,
+                                                                  f.noiseRatio, f.momentum, error);
     lines = model::formatTargetRanking(target, penalties);
     for (const auto* part : {&target.covered, &target.uncovered}) {
       for (const model::TargetPrediction& t : *part) order.emplace_back(t.perIteration, t.seconds);
@@ -286,6 +289,10 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_flag("--no-measure", f->noMeasure,
                 "nominal encode/decode throughputs instead of measuring them here");
   cmd->add_option("--repetitions", f->repetitions, "timed rounds per compressor (median)")
+      ->capture_default_str();
+  cmd->add_option("--momentum", f->momentum,
+                  "as tetrad train's --momentum: SSP and ASP have no iteration theory with "
+                  "momentum > 0 (docs/convergence.md)")
       ->capture_default_str();
   cmd->add_option("--top", f->top, "print only the N fastest (0: all)")->capture_default_str();
   auto noiseRatio = std::make_shared<std::string>("1");

@@ -26,6 +26,9 @@
 #include <tuple>
 #include <utility>
 
+#include "command.h"
+#include "map_replays.h"
+#include "map_runs.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/method_map.h"
@@ -36,13 +39,8 @@
 #include "tetrad/model/noise_ratio_fit.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/train/timing/retime.h"
-#include "command.h"
-#include "map_replays.h"
-#include "map_runs.h"
 
 namespace tetrad::app {
-namespace {
-}  // namespace
 
 void runAdviseMap(const AdviseMapFlags& flags) {
   AdviseMapFlags f = flags;
@@ -111,7 +109,8 @@ void runAdviseMap(const AdviseMapFlags& flags) {
         "error %.3f; at s = %g: %.3f)%s\n",
         fit->points, fit->noiseRatio, fit->rmsLogError, model::kDefaultNoiseRatio,
         fit->rmsLogErrorDefault,
-        f.fitNoiseRatio ? "" : fmt::format("; used only for comparison, s = {:g}", noiseRatio).c_str());
+        f.fitNoiseRatio ? ""
+                        : fmt::format("; used only for comparison, s = {:g}", noiseRatio).c_str());
   }
   // The agreement is also counted at these (label, s), for comparison.
   std::vector<std::pair<std::string, double>> otherRatios;
@@ -127,8 +126,9 @@ void runAdviseMap(const AdviseMapFlags& flags) {
   // target, as a run of that length would not).
   auto predictedIterationsAt = [&](const experiment::RunRecord& run, int workers, double s) {
     try {
-      const model::IterationEstimate estimate = model::predictIterations(
-          model::canonicalMethod({run.sync, run.arch, run.compress}), run.workers, s, error);
+      const model::IterationEstimate estimate =
+          model::predictIterations(model::canonicalMethod({run.sync, run.arch, run.compress}),
+                                   run.workers, s, momentumOf(run), error);
       if (!estimate.covered) return double(NAN);
       const double its = baselineOf(workers) * estimate.multiplier;
       return run.iterations > 0 && its > double(run.iterations) ? double(INFINITY) : its;
@@ -142,7 +142,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     std::string label, status;  // status: the line printed for the method
     bool retime = false;
     std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
-    size_t firstReplay = 0;  // retimed: replays [firstReplay, + entries × seeds)
+    size_t firstReplay = 0;           // retimed: replays [firstReplay, + entries × seeds)
     double evaluationInterval = NAN;  // iterations between evaluations (NaN: epoch ends only)
   };
   std::vector<Planned> planned;
@@ -167,16 +167,18 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     Planned p;
     p.retime = synchronous(run) && reached;
     if (config.evalEvery > 0) p.evaluationInterval = double(config.evalEvery);
-    p.label = severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
+    p.label =
+        severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
     if (!p.retime && !run.sched.empty() && run.sched != "none") {
-      p.status = fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
+      p.status =
+          fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
       planned.push_back(std::move(p));
       continue;
     }
     const std::string seedsText =
         group.seeds.size() > 1 ? fmt::format(", mean of {} seeds", group.seeds.size()) : "";
-    p.status = !reached ? fmt::format("reached the target with {} of {} seeds: never wins",
-                                      reachedSeeds, group.seeds.size())
+    p.status = !reached   ? fmt::format("reached the target with {} of {} seeds: never wins",
+                                        reachedSeeds, group.seeds.size())
                : p.retime ? "retimed" + seedsText
                           : "cost model x measured iterations to target" + seedsText;
     p.firstReplay = replays.size();
@@ -214,9 +216,9 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     planned.push_back(std::move(p));
   }
   // Second pass: the replays, then each retimed entry's mean over its seeds.
-  const std::vector<MapReplayResult> replayed =
-      replayCached(replays, f.jobs, f.exe, (std::filesystem::path(f.results) / ".map-replays").string(),
-                   (std::filesystem::path(f.results) / "map_replays.jsonl").string());
+  const std::vector<MapReplayResult> replayed = replayCached(
+      replays, f.jobs, f.exe, (std::filesystem::path(f.results) / ".map-replays").string(),
+      (std::filesystem::path(f.results) / "map_replays.jsonl").string());
   for (Planned& p : planned) {
     size_t next = p.firstReplay;
     std::string refusal;
@@ -250,7 +252,8 @@ void runAdviseMap(const AdviseMapFlags& flags) {
       }
     }
     if (low <= high) {
-      p.status += fmt::format("; cost model {:.2f}-{:.2f}x the retimed time per iteration", low, high);
+      p.status +=
+          fmt::format("; cost model {:.2f}-{:.2f}x the retimed time per iteration", low, high);
     }
     std::printf("# %-24s %s\n", p.label.c_str(), p.status.c_str());
   }

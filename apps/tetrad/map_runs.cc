@@ -40,7 +40,6 @@ model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::W
 
 }  // namespace
 
-
 // Push-pull policies (ssp, asp): their trajectory depends on timing. A
 // record's sync is the canonical spec config.json recorded.
 bool synchronous(const experiment::RunRecord& run) {
@@ -122,7 +121,6 @@ std::pair<double, double> meanAndStd(const std::vector<double>& values) {
   return {mean, std::sqrt(squares / double(values.size() - 1))};
 }
 
-
 std::map<int, double> baselineIterationsOf(const std::vector<MethodRuns>& groups) {
   std::map<int, double> baseline;
   for (const MethodRuns& g : groups) {
@@ -133,6 +131,10 @@ std::map<int, double> baselineIterationsOf(const std::vector<MethodRuns>& groups
     baseline[g.workers] = meanAndStd(its).first;
   }
   return baseline;
+}
+
+double momentumOf(const experiment::RunRecord& run) {
+  return std::isfinite(run.momentum) ? run.momentum : model::kDefaultMomentum;
 }
 
 std::vector<model::MeasuredMultiplier> measuredMultipliersOf(
@@ -151,7 +153,7 @@ std::vector<model::MeasuredMultiplier> measuredMultipliersOf(
     }
     if (!reached) continue;
     measured.push_back({model::canonicalMethod({r.sync, r.arch, r.compress}), g.workers,
-                        meanAndStd(its).first / baseline->second});
+                        meanAndStd(its).first / baseline->second, momentumOf(r)});
   }
   return measured;
 }

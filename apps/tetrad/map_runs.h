@@ -46,6 +46,10 @@ std::pair<double, double> meanAndStd(const std::vector<double>& values);
 // over its seeds, per worker count that has such a run.
 std::map<int, double> baselineIterationsOf(const std::vector<MethodRuns>& groups);
 
+// The run's optimiser momentum (config.json), tetrad train's default where
+// the run did not record it.
+double momentumOf(const experiment::RunRecord& run);
+
 // Each method's mean iterations to target over BSP's at its worker count,
 // for methods without an overlap schedule whose every seed reached the
 // target (noise_ratio_fit.h's input).

@@ -102,7 +102,7 @@ TEST(modelAdvisor, TimeToTargetIsTimePerIterationTimesMultiplier) {
   const CompressionErrorFunction fixture = [](const Compressor& c) {
     return c.unbiased() ? 3.0 : 0.75;  // ω = 3, δ = 0.25
   };
-  const TargetRanking t = rankByTimeToTarget(r, 8, 1, fixture);
+  const TargetRanking t = rankByTimeToTarget(r, 8, 1, 0.9, fixture);
   ASSERT_EQ(t.covered.size(), 4u);
   ASSERT_EQ(t.uncovered.size(), 1u);
   EXPECT_EQ(t.uncovered[0].perIteration.method.compress, "sign");

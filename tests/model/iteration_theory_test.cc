@@ -108,7 +108,7 @@ TEST(modelIterationTheory, MethodMultipliersUseTheFormulas) {
   const CompressionErrorFunction fixture = [](const Compressor& c) {
     return c.unbiased() ? 3.0 : 0.75;  // ω = 3; δ = 0.25
   };
-  auto multiplier = [&](const Method& m) { return predictIterations(m, 8, 1, fixture); };
+  auto multiplier = [&](const Method& m) { return predictIterations(m, 8, 1, 0, fixture); };
   EXPECT_DOUBLE_EQ(multiplier({"bsp", "allreduce:ring", "none"}).multiplier, 1);
   EXPECT_DOUBLE_EQ(multiplier({"bsp", "allreduce:ring", "fp16"}).multiplier, 1);
   const IterationEstimate qsgd = multiplier({"bsp", "allreduce:ring", "qsgd:16"});
@@ -122,6 +122,19 @@ TEST(modelIterationTheory, MethodMultipliersUseTheFormulas) {
                    consensusMultiplier(3, 8, 1));
   EXPECT_DOUBLE_EQ(multiplier({"asp", "ps:1", "none"}).multiplier, 1);
   EXPECT_DOUBLE_EQ(multiplier({"ssp:4", "ps:1", "none"}).multiplier, (1 + 36.0 / 8) / 2);
+  // With momentum, asynchrony is outside the staleness bounds (plain SGD):
+  // not covered, said why; synchronous methods keep their multipliers.
+  for (const char* sync : {"asp", "ssp:4"}) {
+    const IterationEstimate e = predictIterations({sync, "ps:1", "none"}, 8, 1, 0.9, fixture);
+    EXPECT_FALSE(e.covered) << sync;
+    EXPECT_NE(e.text.find("momentum 0.9"), std::string::npos) << e.text;
+    EXPECT_NE(e.text.find("Mitliagkas"), std::string::npos) << e.text;
+  }
+  EXPECT_DOUBLE_EQ(
+      predictIterations({"local:4", "allreduce:ring", "none"}, 8, 1, 0.9, fixture).multiplier,
+      consensusMultiplier(3, 8, 1));
+  EXPECT_THROW(predictIterations({"asp", "ps:1", "none"}, 8, 1, 1.0, fixture), InvalidArgument);
+  EXPECT_THROW(predictIterations({"asp", "ps:1", "none"}, 8, 1, -0.1, fixture), InvalidArgument);
   // Two dimensions: the product.
   EXPECT_DOUBLE_EQ(multiplier({"local:4", "allreduce:ring", "qsgd:16"}).multiplier,
                    consensusMultiplier(3, 8, 1) * 2.6875);
@@ -142,7 +155,7 @@ TEST(modelIterationTheory, RingSpectralGapAndDpsgdMultiplier) {
     const double lambda = (1 + 2 * std::cos(2 * std::numbers::pi / n)) / 3;
     const SpectralInfo info = spectralGap(parseTopology("ring", n, 1));
     EXPECT_NEAR(info.gap, 1 - lambda, 1e-9) << "ring of " << n;
-    const IterationEstimate e = predictIterations({"bsp", "gossip:ring", "none"}, n, 1,
+    const IterationEstimate e = predictIterations({"bsp", "gossip:ring", "none"}, n, 1, 0,
                                                   [](const Compressor&) { return 0.0; });
     // κ is the spectrum's consensus variance, below the gap's 1/p − 1.
     const double kappa = *consensusVariance(parseTopology("ring", n, 1));
@@ -153,8 +166,8 @@ TEST(modelIterationTheory, RingSpectralGapAndDpsgdMultiplier) {
     EXPECT_NE(e.text.find("Σλᵢ²/(1 − λᵢ²)"), std::string::npos) << e.text;
   }
   // Without a spectrum (time-varying) the gap's bound stands, said so.
-  const IterationEstimate onePeer = predictIterations({"bsp", "gossip:exp:one-peer", "none"}, 8,
-                                                      1, [](const Compressor&) { return 0.0; });
+  const IterationEstimate onePeer = predictIterations({"bsp", "gossip:exp:one-peer", "none"}, 8, 1,
+                                                      0.9, [](const Compressor&) { return 0.0; });
   EXPECT_NE(onePeer.text.find("the gap's bound"), std::string::npos) << onePeer.text;
 }
 

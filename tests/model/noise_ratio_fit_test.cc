@@ -19,11 +19,11 @@ const CompressionErrorFunction kFixture = [](const Compressor& c) {
 
 std::vector<MeasuredMultiplier> theoryAt(double s) {
   std::vector<MeasuredMultiplier> points;
-  for (const Method& m : {Method{"local:8", "allreduce:ring", "none"},
-                          Method{"bsp", "allreduce:ring", "topk:0.01,ef"},
-                          Method{"bsp", "gossip:ring", "none"},
-                          Method{"bsp", "allreduce:ring", "qsgd:16"}}) {
-    points.push_back({m, 8, predictIterations(m, 8, s, kFixture).multiplier});
+  for (const Method& m :
+       {Method{"local:8", "allreduce:ring", "none"},
+        Method{"bsp", "allreduce:ring", "topk:0.01,ef"}, Method{"bsp", "gossip:ring", "none"},
+        Method{"bsp", "allreduce:ring", "qsgd:16"}}) {
+    points.push_back({m, 8, predictIterations(m, 8, s, 0.9, kFixture).multiplier, 0.9});
   }
   return points;
 }
@@ -45,6 +45,7 @@ TEST(modelNoiseRatioFit, NoWorseThanTheDefaultAndSkipsWhatHasNoTheory) {
       // Left out: exact (multiplier 1 at any s), no theory, not measured.
       {{"bsp", "allreduce:ring", "fp16"}, 8, 5.0},
       {{"bsp", "allreduce:ring", "sign"}, 8, 9.0},
+      {{"asp", "ps:1", "none"}, 8, 1.37, 0.9},  // asynchrony with momentum
       {{"local:4", "allreduce:ring", "none"}, 8, NAN}};
   const NoiseRatioFit fit = fitNoiseRatio(points, kFixture);
   EXPECT_EQ(fit.points, 3);
@@ -54,8 +55,8 @@ TEST(modelNoiseRatioFit, NoWorseThanTheDefaultAndSkipsWhatHasNoTheory) {
 }
 
 TEST(modelNoiseRatioFit, RefusesASweepWithNothingToFit) {
-  const std::vector<MeasuredMultiplier> points = {
-      {{"bsp", "allreduce:ring", "none"}, 8, 1.0}, {{"bsp", "allreduce:ring", "fp16"}, 8, 1.1}};
+  const std::vector<MeasuredMultiplier> points = {{{"bsp", "allreduce:ring", "none"}, 8, 1.0},
+                                                  {{"bsp", "allreduce:ring", "fp16"}, 8, 1.1}};
   EXPECT_THROW(fitNoiseRatio(points, kFixture), InvalidArgument);
   EXPECT_TRUE(std::isnan(rmsLogError(points, 1, kFixture)));
 }

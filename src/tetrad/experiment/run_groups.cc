@@ -99,7 +99,11 @@ std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
     if (r.status != "ok") continue;
     auto [c, newCluster] = clusterIndex.emplace(r.cluster, groups.size());
     if (newCluster) {
-      groups.push_back(ClusterGroup{r.cluster, r.clusterSpec, r.workers, {}, -1});
+      ClusterGroup group;
+      group.cluster = r.cluster;
+      group.spec = r.clusterSpec;
+      group.workers = r.workers;
+      groups.push_back(std::move(group));
       runs.emplace_back();
       methodIndex.emplace_back();
     }

@@ -129,6 +129,7 @@ RunRecord readRunFolder(const std::string& folder) {
   r.computeTime = meanOf(summary, "compute_time_per_rank");
   r.commTime = meanOf(summary, "comm_time_per_rank");
   r.lr = numberOr(config, "lr");
+  r.momentum = numberOr(config, "momentum");
   r.bucketBytes = numberOr(config, "bucket_bytes");
   r.phase = stringOr(run, "phase", "");
   r.retimedFrom = stringOr(run, "retimed_from", stringOr(summary, "retimed_from", ""));

@@ -49,6 +49,7 @@ struct RunRecord {
   double computeTime = kMissing;         // mean over ranks, seconds
   double commTime = kMissing;            // mean over ranks, seconds
   double lr = kMissing;                  // config.json: the --lr the run trained with
+  double momentum = kMissing;            // config.json: its --momentum
   // summary.json's compression_error.ratio: the run's compressor measured on
   // its rank 0's gradients (train/loop/gradient_error.h); NaN when not measured.
   double compressionError = kMissing;

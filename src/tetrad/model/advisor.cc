@@ -81,11 +81,12 @@ std::vector<std::string> formatRanking(const Ranking& ranking, const PenaltyTabl
 }
 
 TargetRanking rankByTimeToTarget(const Ranking& ranking, int workers, double noiseRatio,
-                                 const CompressionErrorFunction& error) {
+                                 double momentum, const CompressionErrorFunction& error) {
   TargetRanking target;
   target.skipped = ranking.skipped;
   for (const Prediction& p : ranking.ranked) {
-    TargetPrediction t{p, predictIterations(p.method, workers, noiseRatio, error), p.seconds};
+    TargetPrediction t{p, predictIterations(p.method, workers, noiseRatio, momentum, error),
+                       p.seconds};
     if (t.iterations.covered) {
       t.seconds = p.seconds * t.iterations.multiplier;
       target.covered.push_back(std::move(t));

@@ -69,9 +69,10 @@ struct TargetRanking {
 };
 
 // The multipliers of `ranking`'s methods on `workers` workers at noise
-// ratio `noiseRatio` (iteration_theory.h), ω and δ from `error`.
+// ratio `noiseRatio` with optimiser momentum `momentum`
+// (iteration_theory.h), ω and δ from `error`.
 TargetRanking rankByTimeToTarget(const Ranking& ranking, int workers, double noiseRatio,
-                                 const CompressionErrorFunction& error);
+                                 double momentum, const CompressionErrorFunction& error);
 
 // One line per method, covered ones first, ranks running on:
 //   "  1      52.216 ms  bsp allreduce:ring none  = 52.216 ms/iter × 1 iterations

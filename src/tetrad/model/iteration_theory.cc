@@ -128,9 +128,11 @@ CompressorTheory compressorTheory(const Compressor& compressor) {
   return CompressorTheory::kNotCovered;
 }
 
-IterationEstimate predictIterations(const Method& method, int n, double s,
+IterationEstimate predictIterations(const Method& method, int n, double s, double momentum,
                                     const CompressionErrorFunction& error) {
   checkCommon(n, s);
+  TETRAD_CHECK(momentum >= 0 && momentum < 1, InvalidArgument,
+               "iteration theory: momentum must be in [0, 1), got {}", momentum);
   const CompressorPtr compressor = makeCompressor(method.compress);
   const std::string syncName = parseSpec(method.sync, "--sync").name;
   IterationEstimate part;  // the sync or gossip part
@@ -177,6 +179,12 @@ IterationEstimate predictIterations(const Method& method, int n, double s,
                         "Koloskova et al. 2020, Thm 2",
                         h, context(n, s))};
   } else if (syncName == "ssp" || syncName == "asp") {
+    if (momentum > 0) {
+      return notCovered(fmt::format(
+          "{} with momentum {:g}: the staleness bounds (Lian et al. 2015) are for plain SGD, "
+          "and asynchrony adds an implicit momentum of its own (Mitliagkas et al. 2016)",
+          syncName == "asp" ? "ASP" : "SSP", momentum));
+    }
     const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
     const int64_t bound = sync->stalenessBound();
     const double tau = syncName == "asp" ? double(n - 1) : double(bound + 1) * double(n - 1);

@@ -28,7 +28,7 @@ double rmsLogError(const std::vector<MeasuredMultiplier>& measured, double s,
   int count = 0;
   for (const MeasuredMultiplier& m : measured) {
     if (!usable(m)) continue;
-    const IterationEstimate e = predictIterations(m.method, m.workers, s, error);
+    const IterationEstimate e = predictIterations(m.method, m.workers, s, m.momentum, error);
     if (!e.covered || !(e.multiplier > 0)) continue;
     const double d = std::log(e.multiplier) - std::log(m.multiplier);
     sum += d * d;
@@ -41,7 +41,8 @@ NoiseRatioFit fitNoiseRatio(const std::vector<MeasuredMultiplier>& measured,
                             const CompressionErrorFunction& error) {
   NoiseRatioFit fit;
   for (const MeasuredMultiplier& m : measured) {
-    if (usable(m) && predictIterations(m.method, m.workers, 1, error).covered) ++fit.points;
+    if (usable(m) && predictIterations(m.method, m.workers, 1, m.momentum, error).covered)
+      ++fit.points;
   }
   TETRAD_CHECK(fit.points > 0, InvalidArgument,
                "--noise-ratio fit: no method with a theory and a measured multiplier to fit "

@@ -27,12 +27,13 @@ struct MeasuredMultiplier {
   Method method;
   int workers = 0;
   double multiplier = 0;  // iterations to target / BSP's (finite, > 0)
+  double momentum = 0;    // the runs' optimiser momentum (iteration_theory.h)
 };
 
 struct NoiseRatioFit {
   double noiseRatio = kDefaultNoiseRatio;
-  int points = 0;                // methods the fit used
-  double rmsLogError = 0;        // √mean (ln predicted − ln measured)² at the fit
+  int points = 0;                 // methods the fit used
+  double rmsLogError = 0;         // √mean (ln predicted − ln measured)² at the fit
   double rmsLogErrorDefault = 0;  // the same at s = kDefaultNoiseRatio
 };
 
