@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 
@@ -13,6 +16,7 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/collectives/partition.h"
+#include "tetrad/collectives/reduce_ops.h"
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
 #include "wire_checks.h"
@@ -216,6 +220,48 @@ TEST(WireRefusals, DifferentLengthsAcrossRanksAreAProtocolError) {
     }
     EXPECT_NE(message.find("all-reduce"), std::string::npos) << toString(algorithm) << message;
     EXPECT_NE(message.find("fp16 wire"), std::string::npos) << toString(algorithm) << message;
+  }
+}
+
+// The ring's average fuses the division into the owner's last addition
+// (addIntoThenDivide): every float, specials included, gets the bits of
+// addInto followed by divideBy.
+TEST(ReduceOps, FusedDivideHasTheBitsOfAddThenDivide) {
+  std::vector<float> a, b;
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            1e-45f,
+                            -1e-38f,
+                            3.4e38f,
+                            -3.4e38f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            1.0f,
+                            -2.5f,
+                            7.0f / 3};
+  for (float x : specials) {
+    for (float y : specials) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  }
+  uint32_t state = 12345;
+  for (int i = 0; i < 100000; ++i) {  // random bit patterns
+    state = state * 1664525u + 1013904223u;
+    a.push_back(std::bit_cast<float>(state));
+    state = state * 1664525u + 1013904223u;
+    b.push_back(std::bit_cast<float>(state));
+  }
+  for (const float divisor : {2.0f, 3.0f, 7.0f, 32.0f, 1000.0f}) {
+    std::vector<float> separate = a, fused = a;
+    addInto(separate, b);
+    divideBy(separate, divisor);
+    addIntoThenDivide(fused, b, divisor);
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(fused[i]), std::bit_cast<uint32_t>(separate[i]))
+          << "element " << i << ", divisor " << divisor;
+    }
   }
 }
 

@@ -55,6 +55,35 @@ TEST_F(MpiPieces, SizesAroundThePieceArriveExactlyAndAreCountedOnce) {
   });
 }
 
+// irecvConsume (the collectives' fused receive-and-add): under MPI the bytes
+// arrive in the staging buffer, pieced or not, and are handed over once.
+TEST_F(MpiPieces, ConsumeHandsTheStagedBytesOverOnce) {
+  runWorld([](Transport& t) {
+    if (t.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+    const int right = (t.rank() + 1) % t.size();
+    const int left = (t.rank() + t.size() - 1) % t.size();
+    for (size_t count : {size_t{4}, size_t{25001}}) {
+      std::vector<float> out = payload(t.rank(), count);
+      std::vector<float> staging(count, -1.0f), seen;
+      int calls = 0;
+      RequestPtr receiving = t.irecvConsume(left, 10, asWritableBytes(std::span<float>(staging)),
+                                            [&](ConstBytes bytes) {
+                                              ++calls;
+                                              seen.resize(bytes.size() / sizeof(float));
+                                              std::memcpy(seen.data(), bytes.data(), bytes.size());
+                                            });
+      RequestPtr sending = t.isend(right, 10, asBytes(std::span<const float>(out)));
+      while (!receiving->test()) {
+      }
+      receiving->wait();
+      sending->wait();
+      EXPECT_EQ(calls, 1);
+      ASSERT_EQ(seen.size(), count);
+      EXPECT_EQ(payloadMismatches(left, seen), 0u) << count << " floats from rank " << left;
+    }
+  });
+}
+
 TEST_F(MpiPieces, UnknownSizesThroughRecvMessageAndRecvAny) {
   runWorld([](Transport& t) {
     if (t.size() < 2) GTEST_SKIP() << "needs 2 ranks";

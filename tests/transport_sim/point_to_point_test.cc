@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
@@ -193,6 +193,69 @@ TEST(SimPointToPoint, DroppedReceiveTakesNoMessage) {
       EXPECT_EQ(t.traffic().messagesReceivedFrom(0), 1u);
     }
   });
+}
+
+// irecvConsume hands the sender's bytes to the consumer without copying
+// them into the staging buffer: once, inside wait() or test(), counted as a
+// receive; also when the sender finished first (the message's own copy).
+TEST(SimPointToPoint, ConsumeTakesTheSendersBytesWithoutStaging) {
+  runSimulation(simOptions("sim:2x10Gbps,25us"), [](Transport& t) {
+    constexpr size_t kCount = 1000;
+    if (t.rank() == 0) {
+      std::vector<int32_t> out(kCount);
+      std::iota(out.begin(), out.end(), 3);
+      t.sendValues<int32_t>(1, 4, out);
+      RequestPtr early = t.isend(1, 5, asBytes(std::span<const int32_t>(out)));
+      early->wait();  // done before the receiver reads it
+      std::fill(out.begin(), out.end(), -1);
+      int32_t done = 0;
+      t.recvValues<int32_t>(1, 6, std::span<int32_t>(&done, 1));
+    } else {
+      for (const Tag tag : {Tag{4}, Tag{5}}) {
+        std::vector<int32_t> staging(kCount, -7);
+        std::vector<int32_t> seen;
+        int calls = 0;
+        RequestPtr receive = t.irecvConsume(0, tag, asWritableBytes(std::span<int32_t>(staging)),
+                                            [&](ConstBytes bytes) {
+                                              ++calls;
+                                              ASSERT_EQ(bytes.size(), kCount * sizeof(int32_t));
+                                              seen.resize(kCount);
+                                              std::memcpy(seen.data(), bytes.data(), bytes.size());
+                                            });
+        if (tag == 5) t.compute(1.0);  // long after the sender moved on
+        while (!receive->test()) t.sleepFor(1e-6);
+        receive->wait();  // no second call
+        EXPECT_EQ(calls, 1) << "tag " << tag;
+        for (size_t i = 0; i < kCount; ++i) ASSERT_EQ(seen[i], int32_t(i) + 3) << "tag " << tag;
+        EXPECT_EQ(std::count(staging.begin(), staging.end(), -7), ptrdiff_t(kCount))
+            << "the staging buffer is not written";
+      }
+      EXPECT_EQ(t.traffic().bytesReceivedFrom(0), 2 * kCount * sizeof(int32_t));
+      EXPECT_EQ(t.traffic().messagesReceivedFrom(0), 2u);
+      const int32_t done = 1;
+      t.send(0, 6, asBytes(std::span<const int32_t>(&done, 1)));
+    }
+  });
+}
+
+TEST(SimPointToPoint, ConsumeSizeMismatchIsProtocolError) {
+  try {
+    runSimulation(simOptions("sim:2x10Gbps,25us"), [](Transport& t) {
+      std::vector<std::byte> buffer(t.rank() == 0 ? 100 : 64);
+      if (t.rank() == 0) {
+        t.send(1, 9, buffer);
+      } else {
+        bool called = false;
+        t.irecvConsume(0, 9, buffer, [&](ConstBytes) { called = true; })->wait();
+        EXPECT_FALSE(called);
+      }
+    });
+    FAIL() << "expected ProtocolError";
+  } catch (const ProtocolError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("100 bytes, the receiver expected 64"), std::string::npos) << message;
+    EXPECT_NE(message.find("tag 9"), std::string::npos) << message;
+  }
 }
 
 TEST(SimPointToPoint, SizeMismatchIsProtocolError) {

@@ -194,13 +194,22 @@ TEST(SimRun, PayloadFreeCarriesSizesOnly) {
       t.send(2, 0, std::span<const std::byte>(buffer).first(100));
       t.send(1, 1, buffer);
       EXPECT_EQ(t.traffic().totalBytesSent(), (2u << 20) + 100u);
+      std::vector<std::byte> ten(10);
+      t.recv(1, 2, ten);
+      t.send(1, 3, buffer);
     } else if (t.rank() == 1) {
       std::vector<std::byte> in(1 << 20, std::byte{1});
       t.recv(0, 0, in);
       EXPECT_EQ(in.front(), std::byte{1});  // untouched
       EXPECT_NEAR(t.now(), 25e-6 + (1 << 20) / (10e9 / 8), 1e-9);
+      // A consuming receive has nothing to hand over: not called.
+      bool consumed = false;
+      t.irecvConsume(0, 1, in, [&](ConstBytes) { consumed = true; })->wait();
+      EXPECT_FALSE(consumed);
+      EXPECT_EQ(t.traffic().bytesReceivedFrom(0), 2u << 20);
       std::vector<std::byte> small(10);
-      EXPECT_THROW(t.recv(0, 1, small), ProtocolError);  // sizes still checked
+      t.send(0, 2, small);  // rank 0 sends once more, with a size this rank does not expect
+      EXPECT_THROW(t.recv(0, 3, small), ProtocolError);  // sizes still checked
     } else {
       ByteBuffer message = t.recvMessage(0, 0);
       EXPECT_EQ(message.size(), 100u);

@@ -25,9 +25,11 @@ void ringAllreduce(Transport& transport, const Group& group, WireImage& image, R
     image.round(image.all());
     return;
   }
-  ringReduceScatter(transport, group, image, tag);
+  // The average's division is fused into the last addition of this rank's
+  // block (the same bits as finishReduction afterwards).
+  const bool divides = op == ReduceOp::kAverage && divisor > 1;
+  ringReduceScatter(transport, group, image, tag, divides ? static_cast<float>(divisor) : 1.0f);
   const BlockRange mine = blockRange(n, p, group.index);
-  if (image.compute()) finishReduction(image.data().subspan(mine.offset, mine.count), op, divisor);
   image.round(mine);  // this rank keeps exactly what the others receive
   std::vector<BlockRange> blocks(static_cast<size_t>(p));
   for (int i = 0; i < p; ++i) blocks[i] = image.byteRange(blockRange(n, p, i));

@@ -14,10 +14,15 @@ void sendRecv(Transport& transport, int sendPeer, ConstBytes out, int recvPeer, 
 }
 
 void sendRecvAdd(Transport& transport, WireImage& image, int sendPeer, BlockRange out,
-                 WireInbox& inbox, int recvPeer, BlockRange in, Tag tag) {
+                 WireInbox& inbox, int recvPeer, BlockRange in, Tag tag, float divisor) {
   image.encode(out);
-  sendRecv(transport, sendPeer, image.bytes(out), recvPeer, inbox.buffer(in), tag);
-  inbox.addTo(in);
+  // Posted in sendRecv's order: the receive first.
+  RequestPtr receive =
+      transport.irecvConsume(recvPeer, tag, inbox.buffer(in),
+                             [&](ConstBytes received) { inbox.addFrom(in, received, divisor); });
+  RequestPtr send = transport.isend(sendPeer, tag, image.bytes(out));
+  receive->wait();
+  send->wait();
 }
 
 PowerOfTwoFold::PowerOfTwoFold(int worldSize) : size(worldSize) {

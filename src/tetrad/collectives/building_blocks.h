@@ -36,10 +36,13 @@ void sendRecv(Transport& transport, int sendPeer, ConstBytes out, int recvPeer, 
               Tag tag);
 
 // Sends the elements `out` of image's vector to `sendPeer` (encoded to the
-// wire) while receiving the elements `in` from `recvPeer` into `inbox`, then
-// adds them to the vector in float32 (sendRecv, then WireInbox::addTo).
+// wire) while receiving the elements `in` from `recvPeer`, and adds them to
+// the vector in float32 as they are handed over (Transport::irecvConsume
+// into WireInbox::addFrom: the simulator adds straight from the sender's
+// buffer, MPI from `inbox`'s). With `divisor` != 1 the sum is then divided
+// by it, in the same pass (the owner's last step of an average).
 void sendRecvAdd(Transport& transport, WireImage& image, int sendPeer, BlockRange out,
-                 WireInbox& inbox, int recvPeer, BlockRange in, Tag tag);
+                 WireInbox& inbox, int recvPeer, BlockRange in, Tag tag, float divisor = 1);
 
 // Ring reduce-scatter of the sum: afterwards block `group.index` (of the
 // split of the vector into group.size() blocks, partition.h) holds the sum
@@ -47,7 +50,11 @@ void sendRecvAdd(Transport& transport, WireImage& image, int sendPeer, BlockRang
 // Order of block b: x[b+1] + x[b+2] + ... + x[b] (members in ring order
 // starting after b, left to right; with a 16-bit wire every partial sum
 // x[b+1] + ... + x[k] is rounded before it is added to x[k+1]).
-void ringReduceScatter(Transport& transport, const Group& group, WireImage& image, Tag tag);
+// With `finalDivisor` != 1 the finished block is also divided by it, fused
+// into its last addition (ringAllreduce's average; the same bits as
+// dividing afterwards).
+void ringReduceScatter(Transport& transport, const Group& group, WireImage& image, Tag tag,
+                       float finalDivisor = 1);
 
 // Ring all-gather in place: member i's bytes are at blocks[i] of `data` on
 // entry (on member i), every member has all blocks on return. Uses `tag`.

@@ -13,6 +13,15 @@ void addInto(std::span<float> acc, std::span<const float> in) {
   for (size_t i = 0; i < n; ++i) a[i] += b[i];
 }
 
+void addIntoThenDivide(std::span<float> acc, std::span<const float> in, float divisor) {
+  TETRAD_CHECK(acc.size() == in.size(), InvalidArgument,
+               "addIntoThenDivide: sizes differ ({} vs {})", acc.size(), in.size());
+  float* __restrict a = acc.data();
+  const float* __restrict b = in.data();
+  const size_t n = acc.size();
+  for (size_t i = 0; i < n; ++i) a[i] = (a[i] + b[i]) / divisor;
+}
+
 void divideBy(std::span<float> data, float divisor) {
   float* __restrict d = data.data();
   const size_t n = data.size();

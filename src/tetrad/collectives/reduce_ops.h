@@ -28,6 +28,9 @@ namespace tetrad {
 void addInto(std::span<float> acc, std::span<const float> in);
 // data[i] /= divisor.
 void divideBy(std::span<float> data, float divisor);
+// acc[i] = (acc[i] + in[i]) / divisor: addInto, then divideBy, in one pass
+// (the same two roundings per element, so the same bits).
+void addIntoThenDivide(std::span<float> acc, std::span<const float> in, float divisor);
 // The final step of `op` on a finished sum over `worldSize` ranks: nothing
 // for kSum, division by worldSize for kAverage.
 void finishReduction(std::span<float> data, ReduceOp op, int worldSize);

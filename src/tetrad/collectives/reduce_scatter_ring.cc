@@ -10,7 +10,8 @@
 
 namespace tetrad::detail {
 
-void ringReduceScatter(Transport& transport, const Group& group, WireImage& image, Tag tag) {
+void ringReduceScatter(Transport& transport, const Group& group, WireImage& image, Tag tag,
+                       float finalDivisor) {
   const int p = group.size();
   if (p == 1) return;
   const int me = group.index;
@@ -23,7 +24,9 @@ void ringReduceScatter(Transport& transport, const Group& group, WireImage& imag
     // the left and add it: after p-1 steps block `me` is complete.
     const BlockRange out = blockRange(n, p, (me - step - 1 + 2 * p) % p);
     const BlockRange in = blockRange(n, p, (me - step - 2 + 2 * p) % p);
-    sendRecvAdd(transport, image, right, out, inbox, left, in, tag);
+    // The last step receives block `me` and finishes it.
+    sendRecvAdd(transport, image, right, out, inbox, left, in, tag,
+                step == p - 2 ? finalDivisor : 1.0f);
   }
 }
 

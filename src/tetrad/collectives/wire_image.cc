@@ -83,18 +83,35 @@ MutableBytes WireInbox::buffer(BlockRange r) {
 
 void WireInbox::addTo(BlockRange r) {
   if (!image_.compute()) return;
+  addFrom(r, std::as_bytes(scratch_.span()).first(r.count * image_.elementBytes()));
+}
+
+void WireInbox::addFrom(BlockRange r, ConstBytes received, float divisor) {
+  if (!image_.compute()) return;
+  TETRAD_CHECK(received.size() == r.count * image_.elementBytes(), InvalidArgument,
+               "wire inbox: {} bytes received for {} elements of {} bytes", received.size(),
+               r.count, image_.elementBytes());
   std::span<float> target = image_.data().subspan(r.offset, r.count);
   switch (image_.wire()) {
-    case WirePrecision::kFloat32:
-      addInto(target, scratch_.span().first(r.count));
-      break;
+    case WirePrecision::kFloat32: {
+      // The sender's float32 elements, aligned as floats (a float vector's
+      // bytes, or a scratch or message buffer).
+      const std::span<const float> in(reinterpret_cast<const float*>(received.data()), r.count);
+      if (divisor != 1) {
+        addIntoThenDivide(target, in, divisor);
+        return;
+      }
+      addInto(target, in);
+      return;
+    }
     case WirePrecision::kFloat16:
-      addHalfToFloats(std::as_bytes(scratch_.span()).data(), target);
+      addHalfToFloats(received.data(), target);
       break;
     case WirePrecision::kBFloat16:
-      addBf16ToFloats(std::as_bytes(scratch_.span()).data(), target);
+      addBf16ToFloats(received.data(), target);
       break;
   }
+  if (divisor != 1) divideBy(target, divisor);
 }
 
 }  // namespace tetrad::detail

@@ -75,6 +75,11 @@ class WireInbox {
   MutableBytes buffer(BlockRange r);
   // data[r] += the elements just received into buffer(r), in float32.
   void addTo(BlockRange r);
+  // data[r] += the elements in `received` (r.count of them at the wire
+  // precision, e.g. a peer's bytes handed over by Transport::irecvConsume),
+  // in float32; then data[r] /= divisor unless it is 1 (fused with the
+  // addition for float32 wires: the same bits as adding, then dividing).
+  void addFrom(BlockRange r, ConstBytes received, float divisor = 1);
 
  private:
   WireImage& image_;

@@ -52,6 +52,13 @@ RequestPtr PrefixTransport::irecv(int peer, Tag tag, MutableBytes data) {
   return parent_.irecv(peer, tag, data);
 }
 
+RequestPtr PrefixTransport::irecvConsume(int peer, Tag tag, MutableBytes staging,
+                                         ConsumeBytes consume) {
+  checkPeer(peer, "irecv");
+  traffic().countReceived(peer, staging.size());
+  return parent_.irecvConsume(peer, tag, staging, std::move(consume));
+}
+
 void PrefixTransport::nativeAllreduce(std::span<float> data, ReduceOp op) {
   TETRAD_CHECK(size() == parent_.size(), Unsupported,
                "rank {}: the native all-reduce runs on the whole world of {} ranks, not on the "

@@ -27,6 +27,7 @@ class PrefixTransport final : public Transport {
   Message recvAny(Tag tag) override;
   RequestPtr isend(int peer, Tag tag, ConstBytes data) override;
   RequestPtr irecv(int peer, Tag tag, MutableBytes data) override;
+  RequestPtr irecvConsume(int peer, Tag tag, MutableBytes staging, ConsumeBytes consume) override;
 
   double now() const override { return parent_.now(); }
   void compute(double seconds) override { parent_.compute(seconds); }

@@ -109,6 +109,48 @@ Transport::Transport(int rank, int size, double timeoutSeconds)
       traffic_(size, rank),
       diagnostics_(std::make_shared<Diagnostics>()) {}
 
+namespace {
+
+// irecvConsume's default: an irecv into the staging buffer, then `consume`.
+class StagedReceive final : public Request {
+ public:
+  StagedReceive(RequestPtr receive, ConstBytes staging, Transport::ConsumeBytes consume,
+                bool payload)
+      : receive_(std::move(receive)),
+        staging_(staging),
+        consume_(std::move(consume)),
+        payload_(payload) {}
+  void wait() override {
+    if (done_) return;
+    receive_->wait();
+    finish();
+  }
+  bool test() override {
+    if (done_) return true;
+    if (!receive_->test()) return false;
+    finish();
+    return true;
+  }
+
+ private:
+  void finish() {
+    done_ = true;
+    if (payload_) consume_(staging_);
+  }
+  RequestPtr receive_;
+  ConstBytes staging_;
+  Transport::ConsumeBytes consume_;
+  bool payload_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+RequestPtr Transport::irecvConsume(int peer, Tag tag, MutableBytes staging, ConsumeBytes consume) {
+  return std::make_unique<StagedReceive>(irecv(peer, tag, staging), staging, std::move(consume),
+                                         carriesPayload());
+}
+
 void Transport::nativeAllreduce(std::span<float>, ReduceOp) {
   TETRAD_FAIL(Unsupported, "the '{}' engine has no native all-reduce (use --cluster mpi)",
               engine());

@@ -173,6 +173,16 @@ class Transport {
   // Non-blocking variants; the span must stay valid until the request is done.
   virtual RequestPtr isend(int peer, Tag tag, ConstBytes data) = 0;
   virtual RequestPtr irecv(int peer, Tag tag, MutableBytes data) = 0;
+  // A receive of exactly staging.size() bytes whose bytes are handed to
+  // `consume` instead of being left in a buffer: the collectives' fused
+  // receive-and-add. `consume` runs once, inside the request's wait() or
+  // test() on the caller's thread, with a view valid only during the call.
+  // By default the bytes are received into `staging` (kept valid until the
+  // request is done) and passed on; the simulator passes the sender's own
+  // bytes and skips that copy. Size mismatches throw as irecv's do; in
+  // payload-free mode `consume` is not called.
+  using ConsumeBytes = std::function<void(ConstBytes)>;
+  virtual RequestPtr irecvConsume(int peer, Tag tag, MutableBytes staging, ConsumeBytes consume);
 
   // Seconds on this engine's clock: wall time (MPI) or simulated time (SimGrid).
   virtual double now() const = 0;

@@ -48,11 +48,13 @@ bool SimSendRequest::test() {
   return done_;
 }
 
-SimRecvRequest::SimRecvRequest(SimTransport& transport, int peer, Tag tag, MutableBytes data)
+SimRecvRequest::SimRecvRequest(SimTransport& transport, int peer, Tag tag, MutableBytes data,
+                               Transport::ConsumeBytes consume)
     : transport_(transport),
       peer_(peer),
       tag_(tag),
       data_(data),
+      consume_(std::move(consume)),
       slot_(std::make_unique<SimMessage*>(nullptr)) {
   comm_ = transport_.inbox(peer, tag)->get_async(slot_.get());
 }
@@ -73,7 +75,11 @@ void SimRecvRequest::finish() {
   done_ = true;
   SimMessage* message = *slot_;
   *slot_ = nullptr;
-  transport_.deliver(message, peer_, tag_, data_);
+  if (consume_) {
+    transport_.consumeMessage(message, peer_, tag_, data_.size(), consume_);
+  } else {
+    transport_.deliver(message, peer_, tag_, data_);
+  }
 }
 
 void SimRecvRequest::wait() {

@@ -41,7 +41,10 @@ class SimSendRequest final : public Request {
 
 class SimRecvRequest final : public Request {
  public:
-  SimRecvRequest(SimTransport& transport, int peer, Tag tag, MutableBytes data);
+  // With `consume`, the message's bytes go to it (irecvConsume) and `data`
+  // only gives the expected size.
+  SimRecvRequest(SimTransport& transport, int peer, Tag tag, MutableBytes data,
+                 Transport::ConsumeBytes consume = {});
   ~SimRecvRequest() override;
   void wait() override;
   bool test() override;
@@ -53,6 +56,7 @@ class SimRecvRequest final : public Request {
   int peer_;
   Tag tag_;
   MutableBytes data_;
+  Transport::ConsumeBytes consume_;
   std::unique_ptr<SimMessage*> slot_;
   simgrid::s4u::CommPtr comm_;
   bool done_ = false;

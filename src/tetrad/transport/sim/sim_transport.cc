@@ -74,6 +74,25 @@ void SimTransport::deliver(SimMessage* message, int peer, Tag tag, MutableBytes 
   world_.release(message);
 }
 
+void SimTransport::consumeMessage(SimMessage* message, int peer, Tag tag, size_t expected,
+                                  const ConsumeBytes& consume) {
+  const uint64_t size = message->size;
+  if (size != expected) {
+    world_.release(message);
+    TETRAD_FAIL(ProtocolError,
+                "rank {}: message from rank {} (tag {}) has {} bytes, the receiver expected {}",
+                rank(), peer, tag, size, expected);
+  }
+  traffic().countReceived(peer, size);
+  try {
+    if (!world_.payloadFree()) consume(ConstBytes(message->payload(), size));
+  } catch (...) {
+    world_.release(message);
+    throw;
+  }
+  world_.release(message);
+}
+
 ByteBuffer SimTransport::take(SimMessage* message, int peer) {
   ByteBuffer bytes;
   if (world_.payloadFree()) {
@@ -200,6 +219,13 @@ RequestPtr SimTransport::irecv(int peer, Tag tag, MutableBytes data) {
   checkPeer(peer, "irecv");
   checkTag(tag, "irecv");
   return std::make_unique<SimRecvRequest>(*this, peer, tag, data);
+}
+
+RequestPtr SimTransport::irecvConsume(int peer, Tag tag, MutableBytes staging,
+                                      ConsumeBytes consume) {
+  checkPeer(peer, "irecv");
+  checkTag(tag, "irecv");
+  return std::make_unique<SimRecvRequest>(*this, peer, tag, staging, std::move(consume));
 }
 
 double SimTransport::now() const {

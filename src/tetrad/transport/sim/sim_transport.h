@@ -54,6 +54,9 @@ class SimTransport final : public Transport {
   Message recvAny(Tag tag) override;
   RequestPtr isend(int peer, Tag tag, ConstBytes data) override;
   RequestPtr irecv(int peer, Tag tag, MutableBytes data) override;
+  // The sender's bytes go to `consume` straight from its buffer (or from the
+  // message's own copy if the sender has moved on): no copy into `staging`.
+  RequestPtr irecvConsume(int peer, Tag tag, MutableBytes staging, ConsumeBytes consume) override;
 
   double now() const override;
   void compute(double seconds) override;
@@ -82,6 +85,10 @@ class SimTransport final : public Transport {
   // Checks, copies (unless payload-free), counts and releases a received
   // message; throws ProtocolError on a size mismatch.
   void deliver(SimMessage* message, int peer, Tag tag, MutableBytes data);
+  // The same, handing the message's bytes to `consume` instead of copying
+  // them (not called when payload-free).
+  void consumeMessage(SimMessage* message, int peer, Tag tag, size_t expected,
+                      const ConsumeBytes& consume);
   // Counts and releases a received message, returning its bytes.
   ByteBuffer take(SimMessage* message, int peer);
 
