@@ -103,7 +103,8 @@ METHODS
 # --compute measured (the default): passes on the pool are charged their
 # thread's CPU time, so simulated times differ from run to run, but a
 # synchronous method's losses and accuracies do not depend on them: they
-# must equal the inline run's, and the passes must have run on the pool.
+# must equal the inline run's (evaluations included, whose forward passes
+# also run on the pool), and the passes must have run on the pool.
 values() {
   grep -o '"\(kind\|iteration\|loss\|accuracy\)":[^,}]*' "$1"
 }
@@ -118,6 +119,12 @@ for method in "bsp|" "local3|--sync local:3"; do
   done
   [ "$(pool_passes "$out/$label-t1")" = 0 ] || fail "$label: passes on a pool with one thread"
   [ "$(pool_passes "$out/$label-t3")" -gt 0 ] || fail "$label: no measured pass ran on the pool"
+  # bsp: every job on the pool, the evaluations' forward passes included:
+  # 4 ranks x (10 passes + 10 steps + 2 evaluations).
+  if [ "$label" = measured-bsp ]; then
+    [ "$(pool_passes "$out/$label-t3")" = 88 ] ||
+      fail "$label: $(pool_passes "$out/$label-t3") jobs on the pool, expected 88"
+  fi
   values "$out/$label-t1/metrics.jsonl" > "$out/$label-t1.values"
   values "$out/$label-t3/metrics.jsonl" > "$out/$label-t3.values"
   [ "$(grep -c '"loss"' "$out/$label-t1.values")" -ge 10 ] || fail "$label: too few metrics lines"

@@ -29,11 +29,12 @@ void averageBuffers(Model& model, Transport& transport, const AllreduceOptions& 
 }
 
 EvalResult evaluateOnRanks(Model& model, BatchBuilder& builder, const std::vector<int64_t>& shard,
-                           Transport& transport, const AllreduceOptions& options) {
+                           Transport& transport, const AllreduceOptions& options,
+                           const WorkerCompute::LocalRunner& runLocal) {
   averageBuffers(model, transport, options);
   // The no-grad scope closes before the all-reduce (see rank_trainer.h).
   double lossSum = 0, correct = 0;
-  {
+  const std::function<void()> passes = [&] {
     torch::NoGradGuard noGrad;
     model.eval();
     for (size_t begin = 0; begin < shard.size(); begin += kEvalBatch) {
@@ -47,6 +48,11 @@ EvalResult evaluateOnRanks(Model& model, BatchBuilder& builder, const std::vecto
       correct += double(logits.argmax(1).eq(labels).sum().item<int64_t>());
     }
     model.train();
+  };
+  if (runLocal) {
+    runLocal(passes);
+  } else {
+    passes();
   }
   std::vector<float> stats = {float(correct), float(lossSum), float(shard.size())};
   AllreduceOptions sum = options;

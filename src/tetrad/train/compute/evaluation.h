@@ -30,8 +30,11 @@ namespace tetrad::train {
 void averageBuffers(Model& model, Transport& transport, const AllreduceOptions& options);
 
 // `shard`: this rank's test-sample indices; `options`: the all-reduce
-// algorithm and the first of kEvaluationTagSpan tags (the op is set here).
+// algorithm and the first of kEvaluationTagSpan tags (the op is set here);
+// `runLocal` runs the forward passes (WorkerCompute::evaluate; default:
+// inline).
 EvalResult evaluateOnRanks(Model& model, BatchBuilder& builder, const std::vector<int64_t>& shard,
-                           Transport& transport, const AllreduceOptions& options);
+                           Transport& transport, const AllreduceOptions& options,
+                           const WorkerCompute::LocalRunner& runLocal = {});
 
 }  // namespace tetrad::train

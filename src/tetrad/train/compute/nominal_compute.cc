@@ -125,7 +125,7 @@ class NominalCompute final : public WorkerCompute {
   // the model has buffers and the group more than one rank), then the sum
   // of three statistics; nothing is evaluated.
   EvalResult evaluate(const std::vector<int64_t>&, Transport& group,
-                      const AllreduceOptions& options) override {
+                      const AllreduceOptions& options, const LocalRunner&) override {
     if (workload_.bufferFloats > 0 && group.size() > 1) {
       std::vector<float> buffers(workload_.bufferFloats, 0.0f);
       AllreduceOptions average = options;

@@ -66,9 +66,15 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
 Replica::~Replica() = default;
 
 EvalResult Replica::evaluate(const std::vector<int64_t>& samples, Transport& group,
-                             const AllreduceOptions& options) {
+                             const AllreduceOptions& options, const LocalRunner& runLocal) {
   useProcessThreadCount();
-  return evaluateOnRanks(*model_, testBatches_, samples, group, options);
+  return evaluateOnRanks(*model_, testBatches_, samples, group, options,
+                         [&runLocal](const std::function<void()>& job) {
+                           runLocal([&job] {
+                             useProcessThreadCount();  // on the thread that runs it
+                             job();
+                           });
+                         });
 }
 
 int64_t ReplicaSource::stepsPerEpoch(int workers, int batch) const {

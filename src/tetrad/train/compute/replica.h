@@ -119,7 +119,7 @@ class Replica final : public WorkerCompute {
 
   // This rank's share of the test set (evaluation.h's evaluateOnRanks()).
   EvalResult evaluate(const std::vector<int64_t>& samples, Transport& group,
-                      const AllreduceOptions& options) override;
+                      const AllreduceOptions& options, const LocalRunner& runLocal) override;
 
   // --- Checkpoints (replica_state.cc) ---
   // Everything of this replica that decides its future: the parameters, the

@@ -124,8 +124,12 @@ class WorkerCompute {
   // --- Evaluation (evaluation.h): collective over `group`, which every
   // rank of it calls; `samples`: this rank's test-sample indices; `options`:
   // the all-reduce algorithm and the first of kEvaluationTagSpan tags.
+  // `runLocal` runs the forward passes (a job that makes no transport call):
+  // inline, or on the simulation's compute pool (compute_pool.h), so that
+  // the ranks of a simulation evaluate on every core.
+  using LocalRunner = std::function<void(const std::function<void()>& job)>;
   virtual EvalResult evaluate(const std::vector<int64_t>& samples, Transport& group,
-                              const AllreduceOptions& options) = 0;
+                              const AllreduceOptions& options, const LocalRunner& runLocal) = 0;
 
   // --- Checkpoints ---
   virtual ByteBuffer saveState() = 0;

@@ -102,7 +102,7 @@ class RankTrainer {
   RankResult run(bool keepParameters = false);
 
  private:
-  struct Run;  // the state of one run (rank_trainer.cc)
+  struct Run;                    // the state of one run (rank_trainer.cc)
   void runCollective(Run& run);  // rank_trainer_loops.cc
   void runOverlapped(Run& run);  // rank_trainer_overlap.cc (OverlappedIteration)
   void runPushPull(Run& run);    // rank_trainer_loops.cc
@@ -119,7 +119,11 @@ class RankTrainer {
   // the charge (chargeOf() once the pass is done).
   double chargeMeasured(Run& run, PassLookahead& lookahead, PendingPass& pass,
                         const std::function<double()>& chargeOf);
-  void evaluate(Run& run, int64_t iteration);
+  // The test-set evaluation at `iteration`; with `passesOnPool` its forward
+  // passes run on the compute pool (where there is one) while the rank
+  // yields: only where nothing else of the rank runs meanwhile (the
+  // collective loop with --sched none).
+  void evaluate(Run& run, int64_t iteration, bool passesOnPool = false);
   void logIteration(Run& run, int64_t iteration, double lr);
   // Non-finite guard (rank_trainer_guard.cc): true when every worker skips
   // this step (skip) or the run stops (stop: run.result.status "diverged").

@@ -16,12 +16,29 @@ namespace tetrad::train {
 // model while the workers run apart; at the end all workers evaluate x̄ as
 // above, and measure the consensus distance). All of it is bracketed as
 // evaluation (no training time, no training bytes).
-void RankTrainer::evaluate(Run& r, int64_t iteration) {
+void RankTrainer::evaluate(Run& r, int64_t iteration, bool passesOnPool) {
   const bool pushPull = r.sync->mode() == SyncMode::kPushPull && r.apart;
   const bool mixes = r.exchange->mixesModels() && !r.apart;
   WorkerCompute& compute = *r.compute;
   const std::span<float> params = compute.parameters();
   r.meter->beginEval();
+  // With measured compute, the forward passes go to the pool. The ranks
+  // enter an evaluation at different simulated instants (their last charges
+  // differ), so, as for a measured pass (compute_pool.h), the rank sleeps
+  // through its pass lookahead while the others hand over theirs, then waits
+  // for its own. That simulated time is evaluation's, which RunMeter
+  // excludes from the training time; fixed and flops runs keep evaluating
+  // inline, so their simulated times stay those of a serial run.
+  const bool onPool = passesOnPool && pool_ != nullptr && compute.chargesMeasured();
+  const WorkerCompute::LocalRunner runLocal = [this, onPool, &r](const std::function<void()>& job) {
+    if (!onPool) {
+      job();
+      return;
+    }
+    PendingPass pass = pool_->submit(job);
+    world_.sleepFor(r.batchLookahead.seconds());
+    pass.finishWhileYielding(world_);
+  };
   std::unique_ptr<PrefixTransport> alone;
   Transport* group = r.group;
   if (pushPull || (mixes && world_.rank() == 0))
@@ -29,7 +46,9 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
   if (pushPull) group = alone.get();
   double own = -1;
   if (mixes && world_.rank() == 0) {
-    own = compute.evaluate(r.fullTestSet, *alone, {config_.allreduce, ReduceOp::kSum, r.evalTag})
+    own = compute
+              .evaluate(r.fullTestSet, *alone, {config_.allreduce, ReduceOp::kSum, r.evalTag},
+                        runLocal)
               .accuracy;
   }
   std::vector<float> mine;
@@ -43,8 +62,8 @@ void RankTrainer::evaluate(Run& r, int64_t iteration) {
     mine.assign(params.begin(), params.end());
     std::copy(average.begin(), average.end(), params.begin());
   }
-  const EvalResult e =
-      compute.evaluate(r.testShard, *group, {config_.allreduce, ReduceOp::kSum, r.evalTag});
+  const EvalResult e = compute.evaluate(r.testShard, *group,
+                                        {config_.allreduce, ReduceOp::kSum, r.evalTag}, runLocal);
   if (mixes) std::copy(mine.begin(), mine.end(), params.begin());
   r.meter->endEval();
   r.lastEval = iteration;

@@ -184,10 +184,12 @@ void RankTrainer::runCollective(Run& r) {
     r.result.iterations = iteration;
     logIteration(r, iteration, lr);
     const bool epochEnd = iteration % r.perEpoch == 0;
-    if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration);
+    // Nothing else of this rank runs meanwhile: its passes may go to the pool.
+    if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration, true);
     if (endIteration(r, iteration, epochEnd)) break;
   }
-  if (r.lastEval != iteration && r.result.status != RunStatus::kInterrupted) evaluate(r, iteration);
+  if (r.lastEval != iteration && r.result.status != RunStatus::kInterrupted)
+    evaluate(r, iteration, true);
 }
 
 void RankTrainer::runPushPull(Run& r) {
