@@ -68,6 +68,7 @@ Replica::~Replica() = default;
 EvalResult Replica::evaluate(const std::vector<int64_t>& samples, Transport& group,
                              const AllreduceOptions& options, const LocalRunner& runLocal) {
   useProcessThreadCount();
+  if (!runLocal) return evaluateOnRanks(*model_, testBatches_, samples, group, options);
   return evaluateOnRanks(*model_, testBatches_, samples, group, options,
                          [&runLocal](const std::function<void()>& job) {
                            runLocal([&job] {

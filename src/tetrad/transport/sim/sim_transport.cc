@@ -62,16 +62,9 @@ void SimTransport::waitComm(const s4u::CommPtr& comm, const char* what, int peer
 }
 
 void SimTransport::deliver(SimMessage* message, int peer, Tag tag, MutableBytes data) {
-  uint64_t size = message->size;
-  if (size != data.size()) {
-    world_.release(message);
-    TETRAD_FAIL(ProtocolError,
-                "rank {}: message from rank {} (tag {}) has {} bytes, the receiver expected {}",
-                rank(), peer, tag, size, data.size());
-  }
-  if (!world_.payloadFree() && size > 0) std::memcpy(data.data(), message->payload(), size);
-  traffic().countReceived(peer, size);
-  world_.release(message);
+  consumeMessage(message, peer, tag, data.size(), [data](ConstBytes bytes) {
+    if (!bytes.empty()) std::memcpy(data.data(), bytes.data(), bytes.size());
+  });
 }
 
 void SimTransport::consumeMessage(SimMessage* message, int peer, Tag tag, size_t expected,

@@ -82,13 +82,13 @@ class SimTransport final : public Transport {
   // Waits for `comm` for timeout() simulated seconds, turning SimGrid's
   // failures into tetrad errors that name `what`, the peer and the tag.
   void waitComm(const simgrid::s4u::CommPtr& comm, const char* what, int peer, Tag tag);
-  // Checks, copies (unless payload-free), counts and releases a received
-  // message; throws ProtocolError on a size mismatch.
-  void deliver(SimMessage* message, int peer, Tag tag, MutableBytes data);
-  // The same, handing the message's bytes to `consume` instead of copying
-  // them (not called when payload-free).
+  // Checks, counts and releases a received message, handing its bytes to
+  // `consume` first (not when payload-free); throws ProtocolError on a size
+  // mismatch.
   void consumeMessage(SimMessage* message, int peer, Tag tag, size_t expected,
                       const ConsumeBytes& consume);
+  // consumeMessage copying the bytes into `data`.
+  void deliver(SimMessage* message, int peer, Tag tag, MutableBytes data);
   // Counts and releases a received message, returning its bytes.
   ByteBuffer take(SimMessage* message, int peer);
 
