@@ -6,7 +6,7 @@
 // i of a tensor uses the key of its block (i / kRngBlock, mixed with
 // SplitMix64) and the counter i % kRngBlock, hashed by two keyed rounds of a
 // 32-bit integer mixer (lowbias32), or by one round over a Weyl sequence
-// (mixBits, QSGD's hot loop). There is no sequential state, so the
+// (mixBits: the hot loops of QSGD and TernGrad). There is no sequential state, so the
 // element loops vectorise and any block can be drawn independently.
 //
 // Plain values; thread-safe.
@@ -57,7 +57,7 @@ class CounterRng {
   static uint32_t bits(Key key, uint32_t counter) {
     return lowBias32(lowBias32(counter ^ key.a) ^ key.b);
   }
-  // A cheaper stream (QSGD's per-element rounding): one round of the mixer
+  // A cheaper stream (QSGD's rounding, TernGrad's Bernoulli draws): one round of the mixer
   // over the key xor the counter times the 32-bit golden ratio (a Weyl
   // sequence, so distinct counters of a block give distinct inputs, and the
   // mixer is a bijection). Two multiplies per element plus one; the block

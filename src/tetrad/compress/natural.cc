@@ -15,6 +15,7 @@
 #include "tetrad/compress/counter_rng.h"
 #include "tetrad/compress/counter_rng_simd.h"
 #include "tetrad/compress/packet_alloc.h"
+#include "tetrad/compress/vector_math.h"
 
 namespace tetrad {
 namespace {
@@ -30,6 +31,7 @@ void naturalCodes(const float* x, CounterRng::Key key, std::span<uint16_t> codes
   const __m512i exponentMask = _mm512_set1_epi32(0x7f800000);
   simd::U32x16 counters = simd::firstCounters();
   for (; i + 16 <= len; i += 16) {
+    vmath::prefetchAhead(x + i);
     simd::U32x16 bits;
     std::memcpy(&bits, x + i, sizeof(bits));
     const simd::U32x16 u = simd::rngBits(key, counters) >> 9;

@@ -157,10 +157,8 @@ void correctAddPackChunk(const float* __restrict x, float* __restrict p, size_t 
   std::byte* words = bits.data();
   for (size_t g = 0; g < groups; ++g) {
     const size_t i = h + g * kLanes;
-    for (int c = 0; c < 4; ++c) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + i) + 4096 + 64 * c, _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(p + i) + 4096 + 64 * c, _MM_HINT_T0);
-    }
+    vmath::prefetchLanesAhead(x + i, vmath::kPrefetchBytes / 2);  // two streams
+    vmath::prefetchLanesAhead(p + i, vmath::kPrefetchBytes / 2);
     uint64_t mask = 0;
     for (int k = 0; k < 4; ++k) {
       const size_t at = i + 16 * static_cast<size_t>(k);

@@ -106,6 +106,7 @@ void quantize(const float* __restrict x, size_t len, float scale, int s, Counter
   for (const size_t head = simd::alignedHead(x, len); i < head; ++i) one(i);
   U32x16 weyl = (simd::firstCounters() + static_cast<uint32_t>(i)) * 0x9e3779b9u;
   for (; i + 16 <= len; i += 16) {
+    vmath::prefetchAhead(x + i);
     U32x16 bits;
     std::memcpy(&bits, x + i, sizeof(bits));
     const F32x16 r = std::bit_cast<F32x16>(bits & 0x7fffffffu) * scale;

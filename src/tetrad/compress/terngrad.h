@@ -8,8 +8,9 @@
 // variance but biases the result towards the clipped tensor.
 //
 // 2 bits per element (+ 32 bits of scale); aggregation: gather. Random bits
-// come from CounterRng(seed, rank, step): reproducible, independent across
-// ranks. Stateless object; the CompressorState has one owner at a time.
+// come from CounterRng(seed, rank, step), one mixer round per element
+// (mixBits, as QSGD): reproducible, independent across ranks. Stateless object; the CompressorState
+// has one owner at a time.
 #pragma once
 
 #include "tetrad/compress/compressor.h"
