@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "quant_test_util.h"
+#include "tetrad/compress/bit_packing.h"
+#include "tetrad/compress/counter_rng.h"
 #include "tetrad/compress/onebit.h"
 #include "tetrad/compress/qsgd.h"
 #include "tetrad/compress/registry.h"
@@ -232,6 +235,58 @@ TEST(Quantizers, RandomStreamsAreReproducibleAndRankIndependent) {
     cross += testing::squaredDistance(y0, y1) / 50;
   }
   EXPECT_NEAR(cross, 2 * a.variance, 0.05 * 2 * a.variance);
+}
+
+// The element-wise definitions (compression.md), written out with the
+// scalar stream: every code of the packet, on sizes that end in whole
+// 4096-element blocks, in 16-element vector groups and in a scalar tail, so
+// that the vector kernels and the scalar loop draw the same numbers.
+// The scale (max|x|, ‖x‖₂) is read from the packet: its own tests are the
+// statistical ones above.
+TEST(Quantizers, TernGradAndQsgdCodesFollowTheirDefinitions) {
+  for (size_t n : {size_t{5}, size_t{4096}, size_t{4096 + 37}, size_t{2 * 4096 + 48 + 5}}) {
+    std::vector<float> x = gaussian(n, 11 + n);
+    CompressorState state;
+    state.seed = 7;
+    state.rank = 3;
+    state.step = 12;
+    const auto unpack = [&](const Packet& packet, size_t scalarBytes, unsigned bits) {
+      std::vector<uint16_t> codes(n);
+      unpackCodes(ConstBytes(packet.bytes).subspan(kPacketHeaderBytes + scalarBytes), bits, codes);
+      return codes;
+    };
+    const auto uniformAt = [&](PacketKind kind, size_t i) {
+      const CounterRng rng(state.seed, state.rank, state.step, static_cast<uint64_t>(kind));
+      const CounterRng::Key key = rng.blockKey(i / kRngBlock);
+      return CounterRng::uniform(CounterRng::mixBits(key, static_cast<uint32_t>(i % kRngBlock)));
+    };
+
+    CompressorState ternState = state;
+    const Packet tern = makeCompressor("terngrad")->encode(x, ternState);
+    float s = 0;
+    std::memcpy(&s, tern.bytes.data() + kPacketHeaderBytes, sizeof(float));
+    const std::vector<uint16_t> ternCodes = unpack(tern, 4, 2);
+    for (size_t i = 0; i < n; ++i) {
+      const bool send = uniformAt(PacketKind::kTernGrad, i) * s < std::min(std::fabs(x[i]), s);
+      const uint16_t expected = send ? (std::signbit(x[i]) ? 2 : 1) : 0;
+      ASSERT_EQ(ternCodes[i], expected) << "terngrad n=" << n << " i=" << i;
+    }
+
+    CompressorState qsgdState = state;
+    const Packet qsgd = makeCompressor("qsgd:16")->encode(x, qsgdState);
+    float norm = 0;
+    std::memcpy(&norm, qsgd.bytes.data() + kPacketHeaderBytes, sizeof(float));
+    const std::vector<uint16_t> qsgdCodes = unpack(qsgd, 8, 6);
+    const float scale = 16.0f / norm;
+    for (size_t i = 0; i < n; ++i) {
+      const float r = std::fabs(x[i]) * scale;
+      const int low = static_cast<int>(r);
+      const bool up = uniformAt(PacketKind::kQsgd, i) < r - static_cast<float>(low);
+      const int level = std::min(low + (up ? 1 : 0), 16);
+      const int expected = 16 + (std::signbit(x[i]) ? -level : level);
+      ASSERT_EQ(qsgdCodes[i], expected) << "qsgd n=" << n << " i=" << i;
+    }
+  }
 }
 
 TEST(Quantizers, NonFiniteInputPropagatesAsNonFinite) {
