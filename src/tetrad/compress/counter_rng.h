@@ -6,8 +6,9 @@
 // i of a tensor uses the key of its block (i / kRngBlock, mixed with
 // SplitMix64) and the counter i % kRngBlock, hashed by two keyed rounds of a
 // 32-bit integer mixer (lowbias32), or by one round over a Weyl sequence
-// (mixBits: the hot loops of QSGD and TernGrad). There is no sequential state, so the
-// element loops vectorise and any block can be drawn independently.
+// (mixBits: the hot loops of QSGD and TernGrad). There is no sequential
+// state, so the element loops vectorise and any block can be drawn
+// independently.
 //
 // Plain values; thread-safe.
 #pragma once
@@ -57,12 +58,12 @@ class CounterRng {
   static uint32_t bits(Key key, uint32_t counter) {
     return lowBias32(lowBias32(counter ^ key.a) ^ key.b);
   }
-  // A cheaper stream (QSGD's rounding, TernGrad's Bernoulli draws): one round of the mixer
-  // over the key xor the counter times the 32-bit golden ratio (a Weyl
-  // sequence, so distinct counters of a block give distinct inputs, and the
-  // mixer is a bijection). Two multiplies per element plus one; the block
-  // key already separates (seed, rank, step, block). Full 32 bits, of which
-  // uniform() uses 24.
+  // A cheaper stream (QSGD's rounding, TernGrad's Bernoulli draws): one
+  // round of the mixer over the key xor the counter times the 32-bit golden
+  // ratio (a Weyl sequence, so distinct counters of a block give distinct
+  // inputs, and the mixer is a bijection). Two multiplies per element plus
+  // one; the block key already separates (seed, rank, step, block). Full 32
+  // bits, of which uniform() uses 24.
   static uint32_t mixBits(Key key, uint32_t counter) {
     return lowBias32(key.a ^ (counter * 0x9e3779b9u)) ^ key.b;
   }

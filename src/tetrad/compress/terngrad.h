@@ -9,8 +9,8 @@
 //
 // 2 bits per element (+ 32 bits of scale); aggregation: gather. Random bits
 // come from CounterRng(seed, rank, step), one mixer round per element
-// (mixBits, as QSGD): reproducible, independent across ranks. Stateless object; the CompressorState
-// has one owner at a time.
+// (mixBits, as QSGD): reproducible, independent across ranks. Stateless
+// object; the CompressorState has one owner at a time.
 #pragma once
 
 #include "tetrad/compress/compressor.h"

@@ -29,8 +29,8 @@ constexpr size_t kFlush = 4096;
 // streams asks for the line kPrefetchBytes / k ahead in each. The hardware
 // prefetchers of the VMs this was measured on did not keep a pass that
 // computes per element fed from memory, so compute and memory time added up
-// (terngrad at 16M elements 0.36x memcpy; 1.18x with this and its cheaper
-// random stream; efsign and onebit, two streams, best at 2 KiB each:
+// (terngrad at 16M elements 0.36-0.50x memcpy; 1.00-1.26x with this and its
+// cheaper random stream; efsign and onebit, two streams, best at 2 KiB each:
 // docs/BENCHMARKS.md).
 constexpr size_t kPrefetchBytes = 4096;
 

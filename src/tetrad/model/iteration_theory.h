@@ -48,8 +48,8 @@
 namespace tetrad::model {
 
 inline constexpr double kDefaultNoiseRatio = 1.0;
-// tetrad train's --momentum default (train/train_config.h), for runs and
-// advice that do not say.
+// tetrad train's --momentum default (train_config.h takes it from here), for
+// runs and advice that do not say.
 inline constexpr double kDefaultMomentum = 0.9;
 
 // The formulas above (n >= 1, s >= 0; ω >= 0; δ in (0, 1]; κ, τ >= 0).

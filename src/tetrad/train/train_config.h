@@ -20,6 +20,7 @@
 
 #include "tetrad/arch/registry.h"
 #include "tetrad/collectives/allreduce.h"
+#include "tetrad/model/iteration_theory.h"
 #include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
@@ -63,7 +64,7 @@ struct TrainConfig {
   int epochs = 1;
   int batchSize = 64;  // per rank
   double lr = 0.05;
-  double momentum = 0.9;
+  double momentum = model::kDefaultMomentum;  // 0.9
   double weightDecay = 5e-4;
   double warmup = 0;  // epochs
   std::string lrSchedule = "constant";
