@@ -44,6 +44,9 @@ struct AdviseFlags {
   double noiseRatio = model::kDefaultNoiseRatio;
   double momentum = model::kDefaultMomentum;  // as tetrad train's --momentum
   bool noMeasure = false;
+  // "": measure here (or nominal with --no-measure); profile:NAME|FILE: a
+  // codec profile, as timing-only runs charge it; none: no codec time.
+  std::string codecCost;
 };
 
 constexpr double kDefaultGflops = 100;
@@ -156,12 +159,27 @@ void runAdvise(const AdviseFlags& f) {
   if (!f.results.empty()) measured = readMeasured(f.results);
 
   auto cache = std::make_shared<std::map<std::string, model::CodecCost>>();
-  context.codec = [&f, cache](const Compressor& c, const model::Workload& w) {
+  std::shared_ptr<const model::CodecProfile> profile;
+  TETRAD_CHECK(f.codecCost.empty() || f.codecCost == "none" ||
+                   (f.codecCost.starts_with("profile:") && f.codecCost.size() > 8),
+               InvalidArgument, "invalid --codec-cost '{}' (none or profile:NAME|FILE)",
+               f.codecCost);
+  if (f.codecCost.starts_with("profile:")) {
+    profile =
+        std::make_shared<const model::CodecProfile>(model::loadCodecProfile(f.codecCost.substr(8)));
+  }
+  context.codec = [&f, cache, profile](const Compressor& c, const model::Workload& w) {
     const std::string key = c.spec() + "@" + w.name;
     auto it = cache->find(key);
     if (it != cache->end()) return it->second;
-    const model::CodecCost cost =
-        f.noMeasure ? model::nominalCodec(c, w) : model::measureCodec(c, w, f.repetitions);
+    model::CodecCost cost;
+    if (profile) {
+      cost = model::profileCodec(*profile, c, w);
+    } else if (f.codecCost == "none") {
+      cost = {0, 0, false, "none"};
+    } else {
+      cost = f.noMeasure ? model::nominalCodec(c, w) : model::measureCodec(c, w, f.repetitions);
+    }
     return (*cache)[key] = cost;
   };
 
@@ -173,7 +191,12 @@ void runAdvise(const AdviseFlags& f) {
               formatSeconds(context.compute.seconds).c_str(), context.compute.text.c_str());
   std::printf("# cluster %s: %d workers, %s\n", f.cluster.c_str(), context.network.workers,
               context.network.describe().c_str());
-  if (f.noMeasure) {
+  if (profile) {
+    std::printf("# codec: profile %s (%s), as timing-only runs charge it\n", profile->name.c_str(),
+                profile->path.c_str());
+  } else if (f.codecCost == "none") {
+    std::printf("# codec: none (--codec-cost none)\n");
+  } else if (f.noMeasure) {
     std::printf("# codec: nominal throughputs (--no-measure; docs/advise.md)\n");
   } else {
     std::printf(
@@ -286,6 +309,9 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--batch-size", f->batch, "samples per worker and iteration")
       ->capture_default_str();
   cmd->add_option("--ps-shards", f->psShards, "K of the ps:K candidates")->capture_default_str();
+  cmd->add_option("--codec-cost", f->codecCost,
+                  "Codec time: profile:NAME|FILE (shipped: host-cpu, v100), as timing-only runs "
+                  "charge it, or none (default: measured here)");
   cmd->add_flag("--no-measure", f->noMeasure,
                 "nominal encode/decode throughputs instead of measuring them here");
   cmd->add_option("--repetitions", f->repetitions, "timed rounds per compressor (median)")

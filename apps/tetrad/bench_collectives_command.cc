@@ -46,6 +46,7 @@
 #include "bench_collectives_run.h"
 #include "command.h"
 #include "tetrad/collectives/allreduce.h"
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/units.h"
 #include "tetrad/launch/launcher.h"
@@ -124,6 +125,16 @@ void runBench(const BenchPlan& plan) {
         t.carriesPayload() ? std::span<float>(own) : std::span<float>(shared.get(), largest);
     if (output) printHeader(plan, t);
     const int p = t.size();
+    std::optional<AllreduceSelector> selector;
+    if (plan.model) {
+      selector.emplace(p, *plan.model, "bench");
+      if (output) {
+        const size_t at = autoSwitchCount(*selector);
+        std::printf("# allreduce:auto: latency-bound (rd/tree) up to %zu floats (%s), %s above\n",
+                    at, formatBytes(double(at) * sizeof(float)).c_str(),
+                    toString(selector->choose(at + 1)).c_str());
+      }
+    }
     for (size_t s = 0; s < plan.counts.size(); ++s) {
       const size_t count = plan.counts[s];
       const double bytes = static_cast<double>(count) * sizeof(float);
@@ -135,16 +146,21 @@ void runBench(const BenchPlan& plan) {
       }
       std::optional<double> nativeBusbw;
       for (AllreduceAlgorithm algorithm : plan.algorithms) {
-        const Measurement m = measure(t, plan, algorithm, buffer.first(count));
+        const AllreduceSelector* chooser = selector ? &*selector : nullptr;
+        const Measurement m = measure(t, plan, algorithm, chooser, buffer.first(count));
         if (!output) continue;
+        std::string name = toString(algorithm);
+        if (algorithm == AllreduceAlgorithm::kAuto) {
+          name += ":" + toString(selector->choose(count, plan.wire));
+        }
         const double algbw = m.seconds > 0 ? bytes / m.seconds : 0;
         const double busbw = algbw * (p > 1 ? 2.0 * (p - 1) / p : 0.0);
         std::string wrong = t.carriesPayload() ? std::to_string(m.wrong) : "-";
-        std::printf("%12.0f %12zu %13s %12.2f %11.3f %11.3f %7s", bytes, count,
-                    toString(algorithm).c_str(), m.seconds * 1e6, algbw / 1e9, busbw / 1e9,
-                    wrong.c_str());
+        std::printf("%12.0f %12zu %13s %12.2f %11.3f %11.3f %7s", bytes, count, name.c_str(),
+                    m.seconds * 1e6, algbw / 1e9, busbw / 1e9, wrong.c_str());
         if (plan.model) {
-          if (plan.twoLevel && algorithm != AllreduceAlgorithm::kHierarchical) {
+          if (plan.twoLevel && algorithm != AllreduceAlgorithm::kHierarchical &&
+              algorithm != AllreduceAlgorithm::kAuto) {
             std::printf(" %12s %9s", "-", "-");  // flat algorithms mix both link kinds
           } else {
             const double model = allreduceCost(algorithm, p, count, *plan.model, plan.wire);

@@ -105,7 +105,12 @@ BenchPlan makePlan(const BenchFlags& flags) {
       start = end + 1;
     }
   }
+  // allreduce:auto, with the model's choice per size, where there is a model.
+  if (flags.algorithms.empty() && plan.model) plan.algorithms.push_back(AllreduceAlgorithm::kAuto);
   for (AllreduceAlgorithm a : plan.algorithms) {
+    TETRAD_CHECK(a != AllreduceAlgorithm::kAuto || plan.model, InvalidArgument,
+                 "--algorithms auto needs a network model to choose on: a star or two-level "
+                 "sim cluster, or --alpha-beta under MPI");
     TETRAD_CHECK(a != AllreduceAlgorithm::kNative || plan.mpi, InvalidArgument,
                  "--algorithms native needs --cluster mpi (MPI_Allreduce is the baseline there)");
     TETRAD_CHECK(a != AllreduceAlgorithm::kNative || nativeWire, InvalidArgument,

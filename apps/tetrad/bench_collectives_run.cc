@@ -44,7 +44,7 @@ Expected expectedValue(int p, size_t i, int iteration, const BenchPlan& plan) {
 }  // namespace
 
 Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algorithm,
-                    std::span<float> data) {
+                    const AllreduceSelector* selector, std::span<float> data) {
   const bool verify = t.carriesPayload();
   const int p = t.size();
   std::vector<double> times;
@@ -55,7 +55,7 @@ Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algo
     }
     barrier(t, CollectiveOptions{900});
     const double start = t.now();
-    allreduce(t, data, AllreduceOptions{algorithm, plan.op, 100, plan.wire});
+    allreduce(t, data, AllreduceOptions{algorithm, plan.op, 100, plan.wire, selector});
     const double elapsed = t.now() - start;
     if (k < 0) continue;
     times.push_back(elapsed);

@@ -25,7 +25,8 @@ struct Measurement {
 };
 
 // Runs one (algorithm, size) on this rank; every rank returns the same.
+// `selector`: allreduce:auto's (null for the other algorithms).
 Measurement measure(Transport& t, const BenchPlan& plan, AllreduceAlgorithm algorithm,
-                    std::span<float> data);
+                    const AllreduceSelector* selector, std::span<float> data);
 
 }  // namespace tetrad::app::bench_collectives

@@ -10,12 +10,19 @@
 // (default: every registered one, with its example parameters) one state
 // and one output buffer are reused across iterations, and each packet is
 // recycled into the state for the next encode (recyclePacket(), as
-// aggregate() does), so error-feedback residuals and pages are warm; after --warmup untimed rounds, --iters
-// encodes and --iters decodeAdd calls are timed one by one. The table shows
-// the median time as GB/s of float32 input (4·n bytes / time, memcpy
-// likewise), the ratio to memcpy, and the wire cost in bits per element of
-// the packet actually produced. Custom-protocol compressors (sign, gtopk,
-// powersgd) are measured on their local encode/decode only.
+// aggregate() does), so error-feedback residuals and pages are warm; after --warmup untimed rounds,
+// --iters encodes and --iters decodeAdd calls are timed one by one. The table shows the median time
+// as GB/s of float32 input (4·n bytes / time, memcpy likewise), the ratio to memcpy, and the wire
+// cost in bits per element of the packet actually produced. Custom-protocol compressors (sign,
+// gtopk, powersgd) are measured on their local encode/decode only.
+//
+// --profile FILE also writes a codec profile (model/codec_profile.h), the
+// table that simulated and timing-only runs charge codec work from: per
+// compressor family (every registered one, with its example spec) encode
+// and decode are timed at --profile-sizes (two counts, default 64K and 4M)
+// and fitted as per_call + elements · per_element; PowerSGD's per-element
+// cost is divided by its example's rank (it scales with the rank); "ef" is
+// error feedback's own work, topk:0.01,ef minus topk:0.01 on encode.
 //
 // Table on stdout; progress on stderr. Bad flags throw InvalidArgument.
 #include <fmt/format.h>
@@ -24,6 +31,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +43,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/model/codec_profile.h"
 
 namespace tetrad::app {
 namespace {
@@ -42,6 +53,8 @@ struct BenchFlags {
   std::string sizes = "1M,16M,64M";
   int iters = 5;
   int warmup = 1;
+  std::string profile;  // write a codec profile here
+  std::string profileSizes = "64K,4M";
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -71,6 +84,13 @@ std::vector<std::string> parseCompressorList(const std::string& text) {
   }
   TETRAD_CHECK(!specs.empty(), InvalidArgument, "--compressors: empty list");
   return specs;
+}
+
+std::string currentDate() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
 }
 
 double seconds(std::chrono::steady_clock::duration d) {
@@ -117,6 +137,99 @@ void fillInput(std::vector<float>& x) {
       x[start + i] = 1.7f * (a + b - 1.0f);
     }
   }
+}
+
+struct CodecTimes {
+  double encode = 0, decode = 0;  // seconds, median
+};
+
+// Median encode and decodeAdd seconds of `compressor` on the first `n`
+// elements of `input`, as runBench() times them.
+CodecTimes timeCodec(const Compressor& compressor, const std::vector<float>& input, size_t n,
+                     const BenchFlags& flags) {
+  std::vector<float> output(n, 0.0f);
+  CompressorState state;
+  state.seed = 1;
+  state.shape = matrixShape(n);
+  const std::span<const float> values(input.data(), n);
+  Packet packet;
+  CodecTimes t;
+  t.encode = medianTime(flags.warmup, flags.iters, [&] {
+    recyclePacket(std::move(packet), state);
+    packet = compressor.encode(values, state);
+  });
+  t.decode =
+      medianTime(flags.warmup, flags.iters, [&] { compressor.decodeAdd(packet.bytes, output); });
+  return t;
+}
+
+std::string hostCpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("model name")) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+// Per call and per element from two sizes (least squares through both).
+void fit(double small, double large, size_t n1, size_t n2, double& perCall, double& perElement) {
+  perElement = std::max(0.0, (large - small) / double(n2 - n1));
+  perCall = std::max(0.0, small - perElement * double(n1));
+}
+
+void writeProfile(const BenchFlags& flags) {
+  std::vector<size_t> sizes;
+  for (const std::string& item : splitList(flags.profileSizes)) sizes.push_back(parseBytes(item));
+  TETRAD_CHECK(sizes.size() == 2 && sizes[0] >= 1 && sizes[1] > sizes[0], InvalidArgument,
+               "--profile-sizes '{}': give two element counts, the second larger",
+               flags.profileSizes);
+  std::vector<float> input(sizes[1]);
+  fillInput(input);
+  model::CodecProfile profile;
+  profile.name = std::filesystem::path(flags.profile).stem().string();
+  profile.device = hostCpu() + ", one thread";
+  const std::string when = currentDate();
+  profile.source = fmt::format(
+      "tetrad bench compressors --profile (median of {} timed calls after {} warm-up, at {} and "
+      "{} elements), {}",
+      flags.iters, flags.warmup, sizes[0], sizes[1], when);
+  std::vector<std::pair<std::string, std::string>> families;  // family, spec
+  for (const CompressorInfo& info : registeredCompressors()) {
+    if (info.name != "none") families.push_back({info.name, info.example});
+  }
+  families.push_back({"ef", "topk:0.01,ef"});
+  for (const auto& [family, spec] : families) {
+    std::fprintf(stderr, "[bench compressors] profile: %s\n", spec.c_str());
+    const CompressorPtr compressor = makeCompressor(spec);
+    CodecTimes small = timeCodec(*compressor, input, sizes[0], flags);
+    CodecTimes large = timeCodec(*compressor, input, sizes[1], flags);
+    if (family == "ef") {  // error feedback's own work: minus the inner's
+      const CompressorPtr inner = makeCompressor("topk:0.01");
+      const CodecTimes s0 = timeCodec(*inner, input, sizes[0], flags);
+      const CodecTimes l0 = timeCodec(*inner, input, sizes[1], flags);
+      small = {std::max(0.0, small.encode - s0.encode), 0};
+      large = {std::max(0.0, large.encode - l0.encode), 0};
+    }
+    const CompressorParams params = parseCompressorSpec(spec);
+    model::CodecRate rate;
+    fit(small.encode, large.encode, sizes[0], sizes[1], rate.encodeSecondsPerCall,
+        rate.encodeSecondsPerElement);
+    fit(small.decode, large.decode, sizes[0], sizes[1], rate.decodeSecondsPerCall,
+        rate.decodeSecondsPerElement);
+    if (family == "powersgd") {  // per unit of rank
+      const double rank = params.positiveNumber(0, "rank");
+      rate.scaleByFirstParameter = true;
+      rate.encodeSecondsPerElement /= rank;
+      rate.decodeSecondsPerElement /= rank;
+    }
+    rate.source = fmt::format("measured: {} on this host, {}", spec, when);
+    profile.entries[family] = rate;
+  }
+  std::ofstream out(flags.profile);
+  TETRAD_CHECK(out.good(), InvalidArgument, "--profile: cannot write {}", flags.profile);
+  out << model::toJson(profile);
+  std::fprintf(stderr, "[bench compressors] codec profile written to %s\n", flags.profile.c_str());
 }
 
 void runBench(const BenchFlags& flags) {
@@ -195,7 +308,16 @@ CommandRegistration registration([](CommandGroups& groups) {
       ->capture_default_str();
   cmd->add_option("--iters", flags->iters, "timed iterations")->capture_default_str();
   cmd->add_option("--warmup", flags->warmup, "untimed iterations")->capture_default_str();
-  cmd->callback([flags] { runBench(*flags); });
+  cmd->add_option("--profile", flags->profile,
+                  "also write a codec profile (JSON) of every compressor to this file, for "
+                  "--codec-cost profile:FILE");
+  cmd->add_option("--profile-sizes", flags->profileSizes,
+                  "the two element counts the profile is fitted on")
+      ->capture_default_str();
+  cmd->callback([flags] {
+    runBench(*flags);
+    if (!flags->profile.empty()) writeProfile(*flags);
+  });
 });
 
 }  // namespace

@@ -61,11 +61,22 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
       context.workload.bucketBytes = uint64_t(run.bucketBytes);
     context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
     context.compute = computeOfRun(config, context.workload);
-    // No encode/decode time: the simulated runs the map is drawn from do
-    // not charge it either (their clock is compute model + network).
-    context.codec = [](const Compressor&, const model::Workload&) {
-      return model::CodecCost{0, 0, false, "none"};
-    };
+    // The codec charge of the retimed runs the map is drawn from (retime.h):
+    // none where the run charged none, else its profile (a measured charge
+    // is retimed with the host-CPU profile).
+    const std::string& codecCost = config.codecCost;
+    if (codecCost == "none") {
+      context.codec = [](const Compressor&, const model::Workload&) {
+        return model::CodecCost{0, 0, false, "none"};
+      };
+    } else {
+      auto profile = std::make_shared<const model::CodecProfile>(model::loadCodecProfile(
+          codecCost.starts_with("profile:") ? codecCost.substr(8)
+                                            : std::string(model::kDefaultCodecProfile)));
+      context.codec = [profile](const Compressor& c, const model::Workload& w) {
+        return model::profileCodec(*profile, c, w);
+      };
+    }
     // The run's non-finite guard (a one-float all-gather per iteration).
     context.nonFiniteGuard = config.onNonFinite != "off";
     if (config.epochs > 0 && run.iterations > 0)

@@ -30,8 +30,7 @@ Json batchLine(const train::RetimeRequest& request) {
   if (!outcome.refusal.empty()) {
     line["refusal"] = outcome.refusal;
   } else {
-    line["time_to_target"] =
-        outcome.timeToTarget >= 0 ? Json(outcome.timeToTarget) : Json(nullptr);
+    line["time_to_target"] = outcome.timeToTarget >= 0 ? Json(outcome.timeToTarget) : Json(nullptr);
     line["time_per_iteration"] = outcome.timePerIteration;
   }
   return line;
@@ -79,6 +78,9 @@ void addRetimeCommand(CommandGroups& groups) {
                   "A calibrated profile (tetrad calibrate): the same as --net-model profile:FILE");
   cmd->add_option("--compute", request->compute,
                   "Compute model (default: the run's; required when it was measured)");
+  cmd->add_option("--codec-cost", request->codecCost,
+                  "Codec charge: none, profile:NAME|FILE (default: the run's; a measured one "
+                  "becomes profile:host-cpu)");
   cmd->add_option("--out", request->out,
                   "Keep the timing-only run in this folder (default: a temporary one, removed)");
   cmd->add_flag("--as-run", request->asRun,

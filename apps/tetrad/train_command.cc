@@ -26,7 +26,7 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--arch", c.arch,
                   "Who exchanges with whom: " + knownArchitectures() +
-                      " (allreduce ALGO: ring, rd, rabenseifner, tree, hierarchical, native; "
+                      " (allreduce ALGO: auto, ring, rd, rabenseifner, tree, hierarchical, native; "
                       "ps[:K][:colocated]; gossip TOPO: ring, torus:RxC, exp, exp:one-peer, "
                       "complete, random:D, file:PATH)")
       ->capture_default_str();
@@ -78,6 +78,11 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--compute", c.compute,
                   "Simulated compute time: measured, measured*F, fixed:DURATION, flops:GFLOPS")
+      ->capture_default_str();
+  cmd->add_option("--codec-cost", c.codecCost,
+                  "Compressor encode/decode on the clock: auto (measured with --compute "
+                  "measured, else profile:host-cpu), measured, none, profile:NAME|FILE (shipped: "
+                  "host-cpu, v100)")
       ->capture_default_str();
   cmd->add_option("--straggler", c.stragglers,
                   "RANK:FACTOR: that rank computes FACTOR times slower (repeatable)");

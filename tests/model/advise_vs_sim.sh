@@ -1,17 +1,21 @@
 #!/bin/sh
-# usage: advise_vs_sim.sh TETRAD NET_MODEL WORKERS CLUSTER [MODEL]
+# usage: advise_vs_sim.sh TETRAD NET_MODEL WORKERS CLUSTER [MODEL [COMPRESS [ARCH]]]
 # The advisor and the simulator agree within 5% on the time per iteration of
-# bsp allreduce:ring none (MODEL, default mlp; fixed compute) when both use
-# NET_MODEL. NET_MODEL "default": neither is given --net-model, and the run
-# must record cm02, the default. Both keep the non-finite guard's
-# per-iteration agreement (train's default --on-nonfinite stop; ⌈log2 p⌉
-# latencies: 2 ms per iteration at 1 ms), which the advisor prices.
+# bsp ARCH COMPRESS (default allreduce:ring none; MODEL default mlp; fixed
+# compute) when both use NET_MODEL and the host-CPU codec profile
+# (--codec-cost profile:host-cpu: what a timing-only run charges by default).
+# NET_MODEL "default": neither is given --net-model, and the run must record
+# cm02, the default. Both keep the non-finite guard (train's default
+# --on-nonfinite stop), which rides on the exchange where it can and is
+# priced as its own round elsewhere.
 set -eu
 tetrad=$1
 net=$2
 workers=$3
 cluster=$4
 model=${5:-mlp}
+compress=${6:-none}
+arch=${7:-allreduce:ring}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 if [ "$net" = default ]; then
@@ -22,12 +26,14 @@ else
 fi
 # shellcheck disable=SC2086
 "$tetrad" advise --model "$model" --workers "$workers" --cluster "$cluster" --compute 10ms \
-  $flag --no-measure >"$dir/advise.txt"
-predicted=$(awk '$4 == "bsp" && $5 == "allreduce:ring" && $6 == "none" { print $2; exit }' \
+  $flag --codec-cost profile:host-cpu >"$dir/advise.txt"
+predicted=$(awk -v a="$arch" -v c="$compress" '$4 == "bsp" && $5 == a && $6 == c { print $2; exit }' \
   "$dir/advise.txt")
+[ -n "$predicted" ] || { echo "advise_vs_sim: FAIL: no bsp $arch $compress row"; exit 1; }
 # shellcheck disable=SC2086
 "$tetrad" train --model "$model" --data synthetic --timing-only --workers "$workers" \
   --cluster "$cluster" $flag --compute fixed:10ms --max-iters 40 --quiet \
+  --arch "$arch" --compress "$compress" --codec-cost profile:host-cpu \
   --timeline off --out "$dir/run" >"$dir/train.txt"
 grep -q "\"net_model\": \"$net\"" "$dir/run/config.json" ||
   { echo "advise_vs_sim: FAIL: config.json does not record net_model $net"; exit 1; }

@@ -55,6 +55,16 @@ TEST(TrainerCompressors, EveryRegisteredCompressorTrains) {
     if (spec != "none") {
       EXPECT_NE(s.bytesSent[0], dense.bytesSent[0]);
     }
+    // --compute measured charges each rank's measured codec work
+    // (train/loop/codec_charge.h): positive for every compressor but none.
+    ASSERT_EQ(s.codecTime.size(), 3u);
+    for (double codec : s.codecTime) {
+      if (spec == "none") {
+        EXPECT_EQ(codec, 0.0);
+      } else {
+        EXPECT_GT(codec, 0.0);
+      }
+    }
   }
   std::filesystem::remove_all(folder);
 }

@@ -34,6 +34,7 @@ class ScopedEnv {
 struct RankOutcome {
   RankResult result;
   std::vector<float> parameters;
+  uint64_t messagesSent = 0;  // the whole run, set-up and evaluation included
 };
 
 std::vector<RankOutcome> trainAll(const TrainConfig& config, int workers,
@@ -50,6 +51,7 @@ std::vector<RankOutcome> trainAll(const TrainConfig& config, int workers,
     RankTrainer trainer(resolved, data, t, nullptr, pool);
     RankResult result = trainer.run(/*keepParameters=*/true);
     outcomes[size_t(t.rank())].parameters = result.parameters;
+    outcomes[size_t(t.rank())].messagesSent = t.traffic().totalMessagesSent();
     outcomes[size_t(t.rank())].result = std::move(result);
   });
   return outcomes;
@@ -90,6 +92,70 @@ TEST(NonFiniteGuard, StopsEveryWorkerNamingRankIterationAndTensor) {
     for (float v : outcomes[r].parameters) ASSERT_TRUE(std::isfinite(v)) << "rank " << r;
     EXPECT_EQ(outcomes[r].parameters, outcomes[0].parameters) << "rank " << r;
   }
+}
+
+// stop's word rides on the exchange for summable and gather compressors too
+// (compress/guard_rider.h): the same stop, naming rank, iteration, tensor.
+TEST(NonFiniteGuard, StopRidesOnSummableAndGatherExchanges) {
+  const ScopedEnv hook("TETRAD_TEST_NONFINITE", "1:3:inf");
+  for (const char* compress : {"fp16", "topk:0.1,ef", "qsgd:16"}) {
+    TrainConfig c = smallConfig();
+    c.compress = compress;
+    const std::vector<RankOutcome> outcomes = trainAll(c, 3);
+    for (size_t r = 0; r < outcomes.size(); ++r) {
+      const RankResult& result = outcomes[r].result;
+      EXPECT_EQ(result.status, RunStatus::kDiverged) << compress << " rank " << r;
+      EXPECT_EQ(result.error,
+                "non-finite gradient (Inf) on rank 1 at iteration 3 in tensor fc1.weight: stopped "
+                "on every rank (--on-nonfinite stop)")
+          << compress << " rank " << r;
+      EXPECT_EQ(result.iterations, 2) << compress;
+      for (float v : outcomes[r].parameters) ASSERT_TRUE(std::isfinite(v)) << compress;
+    }
+  }
+}
+
+// A finite run with stop sends exactly the messages of the same run without
+// the guard where the word rides (one float more in one bucket, or a header
+// field); where it cannot ride (PowerSGD's protocol), the guard's own round
+// adds messages.
+TEST(NonFiniteGuard, StopSendsNoMessageOfItsOwnWhereItRides) {
+  for (const char* compress : {"none", "fp16", "topk:0.1,ef", "powersgd:1"}) {
+    TrainConfig c = smallConfig();
+    c.compress = compress;
+    c.maxIters = 5;
+    c.onNonFinite = "off";
+    const std::vector<RankOutcome> off = trainAll(c, 3);
+    c.onNonFinite = "stop";
+    const std::vector<RankOutcome> stop = trainAll(c, 3);
+    ASSERT_EQ(off.size(), stop.size());
+    for (size_t r = 0; r < off.size(); ++r) {
+      const uint64_t a = off[r].messagesSent, b = stop[r].messagesSent;
+      if (std::string(compress) == "powersgd:1") {
+        EXPECT_GT(b, a) << compress << " rank " << r;
+      } else {
+        EXPECT_EQ(b, a) << compress << " rank " << r;
+        EXPECT_LE(stop[0].result.ranks[r].bytesSent, off[0].result.ranks[r].bytesSent + 256)
+            << compress << " rank " << r;
+      }
+    }
+    EXPECT_EQ(stop[0].parameters, off[0].parameters) << compress;
+  }
+}
+
+TEST(NonFiniteGuard, StopEveryKItersChecksOnlyThen) {
+  const ScopedEnv hook("TETRAD_TEST_NONFINITE", "0:5");
+  TrainConfig c = smallConfig("local:2");
+  c.onNonFinite = "stop:3";
+  const std::vector<RankOutcome> outcomes = trainAll(c, 2);
+  // Local SGD's steps carry no gradient exchange: the guard's own round runs
+  // at iterations 3 and 6 only; the NaN of iteration 5 is seen at 6.
+  for (const RankOutcome& o : outcomes) {
+    EXPECT_EQ(o.result.status, RunStatus::kDiverged);
+    EXPECT_NE(o.result.error.find("on rank 0 at iteration 6"), std::string::npos) << o.result.error;
+  }
+  c.onNonFinite = "stop:0";
+  EXPECT_THROW(resolveConfig(c), InvalidArgument);
 }
 
 TEST(NonFiniteGuard, SkipsTheSameStepOnEveryWorker) {

@@ -36,14 +36,45 @@ std::string unsupportedError(void (*edit)(TrainConfig&)) {
 TEST(TrainConfig, DefaultsResolve) {
   TrainConfig c;
   ResolvedConfig r = resolveConfig(c);
-  EXPECT_EQ(r.allreduce, AllreduceAlgorithm::kRing);
+  EXPECT_EQ(r.allreduce, AllreduceAlgorithm::kAuto);
   EXPECT_FALSE(r.mpi);
   auto j = nlohmann::json::parse(configToJson(r, 4));
-  EXPECT_EQ(j["arch"], "allreduce:ring");
+  EXPECT_EQ(j["arch"], "allreduce:auto");
+  EXPECT_EQ(j["codec_cost"], "auto");
+  EXPECT_EQ(j["codec_charge"], "measured");  // --compute measured
   EXPECT_EQ(j["sync"], "bsp");
   EXPECT_EQ(j["sched"], "none");
   EXPECT_EQ(j["global_batch_size"], 256);
   EXPECT_EQ(j["workers"], 4);
+}
+
+TEST(TrainConfig, CodecCostFollowsTheComputeModelAndRefusesBadProfiles) {
+  TrainConfig c;
+  c.compress = "topk:0.01,ef";
+  c.compute = "flops:100";
+  EXPECT_EQ(resolveConfig(c).codecCharge.describe().substr(0, 16), "profile host-cpu");
+  c.codecCost = "none";
+  EXPECT_EQ(resolveConfig(c).codecCharge.mode, CodecChargeSpec::Mode::kNone);
+  c.timingOnly = true;
+  c.codecCost = "measured";
+  EXPECT_NE(errorOf<InvalidArgument>([&] { resolveConfig(c); }).find("no values to encode"),
+            std::string::npos);
+  c.codecCost = "profile:/nonexistent.json";
+  EXPECT_NE(errorOf<InvalidArgument>([&] { resolveConfig(c); }).find("cannot read"),
+            std::string::npos);
+  c.codecCost = "later";
+  EXPECT_NE(errorOf<InvalidArgument>([&] { resolveConfig(c); }).find("--codec-cost 'later'"),
+            std::string::npos);
+  // v100's published figures do not cover Top-k: refused, not charged zero.
+  c.codecCost = "profile:v100";
+  EXPECT_NE(errorOf<InvalidArgument>([&] { resolveConfig(c); }).find("no entry for compressor"),
+            std::string::npos);
+  c.timingOnly = false;
+  c.cluster = "mpi";
+  c.compute = "measured";
+  c.codecCost = "profile:host-cpu";
+  EXPECT_NE(errorOf<InvalidArgument>([&] { resolveConfig(c); }).find("under MPI"),
+            std::string::npos);
 }
 
 TEST(TrainConfig, EveryAllreduceAlgorithmIsAccepted) {

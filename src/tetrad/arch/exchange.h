@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "tetrad/compress/compressor.h"
+#include "tetrad/compress/guard_rider.h"
 #include "tetrad/sched/bucketing.h"
 #include "tetrad/sync/sync_policy.h"
 #include "tetrad/transport/tag_space.h"
@@ -55,6 +56,12 @@ struct ExchangeContext {
   Transport* workers = nullptr;  // ranks 0..W-1 only (== world without dedicated servers)
   int workerCount = 0;           // W
   TagSpace* tags = nullptr;
+  // allreduce:auto's choice per message (allreduce_auto.h), built by the
+  // run from its network; owned by the caller, outlives the exchange.
+  const AllreduceSelector* allreduceSelector = nullptr;
+  // Where this rank's compressor work is charged (compress/codec_clock.h);
+  // null: nowhere. Owned by the caller, outlives the exchange.
+  CodecClock* codec = nullptr;
   std::string compress = "none";      // compressor of what workers send
   std::string pullCompress = "none";  // parameter server: compressor of the replies
   std::vector<ParameterSlot> slots;   // the tensors of the flat buffers, in order
@@ -106,6 +113,12 @@ class Exchange {
   // Workers, once before training, with identical `params` on every worker:
   // starts colocated servers and seeds servers that hold the weights.
   virtual void start(std::span<const float> params) {}
+  // The non-finite guard's word (compress/guard_rider.h) rides on the
+  // gradient stream of this iteration: every kGradients bucket averaged from
+  // now on is scanned before it is encoded, and the iteration's last one
+  // carries the word. False (nothing armed) where this exchange cannot carry
+  // it; the guard then runs its own round.
+  virtual bool armRider(GuardRider* rider) { return false; }
   // Collective mean over workers; see the header comment.
   virtual void average(ExchangeStream stream, size_t bucket, std::span<float> values) = 0;
   // Push-pull step; see the header comment. Default: Unsupported.

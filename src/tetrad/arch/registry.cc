@@ -33,8 +33,9 @@ ExchangePtr makeGossip(const ArchShape& shape, const ExchangeContext& context) {
 
 const std::vector<Entry>& table() {
   static const std::vector<Entry> entries = {
-      {{"allreduce", "allreduce:ring",
-        "all-reduce among workers: ring, rd, rabenseifner, tree, hierarchical, native"},
+      {{"allreduce", "allreduce:auto",
+        "all-reduce among workers: auto (per message, the fastest predicted on the run's "
+        "network; default), ring, rd, rabenseifner, tree, hierarchical, native"},
        makeAllreduce},
       {{"ps", "ps:2", "K sharded parameter servers, dedicated ranks [:colocated in workers]"},
        makePs},
@@ -51,7 +52,7 @@ ArchShape parseAllreduce(const SpecParams& params) {
   ArchShape shape;
   shape.family = "allreduce";
   const AllreduceAlgorithm algorithm =
-      params.params.empty() ? AllreduceAlgorithm::kRing : parseAllreduceAlgorithm(params.params[0]);
+      params.params.empty() ? AllreduceAlgorithm::kAuto : parseAllreduceAlgorithm(params.params[0]);
   shape.canonical = "allreduce:" + toString(algorithm);
   shape.averagesByCollective = true;
   shape.allreduce = algorithm;

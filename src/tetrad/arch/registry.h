@@ -1,8 +1,10 @@
 // Architecture registry: spec string -> Exchange (arch/exchange.h), in the
 // table shape of core/registry.h.
 //
-//   allreduce[:ALGO]          all-reduce among workers (ring, rd, rabenseifner,
-//                             tree, hierarchical, native; default ring)
+//   allreduce[:ALGO]          all-reduce among workers (auto, ring, rd,
+//                             rabenseifner, tree, hierarchical, native;
+//                             default auto: per message, the algorithm the
+//                             run's network predicts fastest, allreduce_auto.h)
 //   ps[:K][:colocated]        K sharded parameter servers (default 1);
 //                             dedicated ranks W..W+K-1, or colocated: a server
 //                             task inside each of the first K workers

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/collectives/analytic_collective.h"
 #include "tetrad/collectives/building_blocks.h"
 #include "tetrad/collectives/call_check.h"
@@ -23,11 +24,22 @@ constexpr AlgorithmName kNames[] = {
     {AllreduceAlgorithm::kTree, "tree"},
     {AllreduceAlgorithm::kHierarchical, "hierarchical"},
     {AllreduceAlgorithm::kNative, "native"},
+    {AllreduceAlgorithm::kAuto, "auto"},
 };
 
 }  // namespace
 
 void allreduce(Transport& transport, std::span<float> data, const AllreduceOptions& options) {
+  if (options.algorithm == AllreduceAlgorithm::kAuto) {
+    TETRAD_CHECK(options.selector != nullptr, InvalidArgument,
+                 "rank {}: allreduce:auto of {} floats without a selector (the run's network "
+                 "was not given to the exchange)",
+                 transport.rank(), data.size());
+    AllreduceOptions chosen = options;
+    chosen.algorithm = options.selector->record(data.size(), options.wire);
+    allreduce(transport, data, chosen);
+    return;
+  }
   checkCollectiveTag(transport, options.tag, "all-reduce");
   const WirePrecision wire = options.wire;
   const Tag tag = options.tag;
@@ -48,6 +60,8 @@ void allreduce(Transport& transport, std::span<float> data, const AllreduceOptio
         return detail::allreduceTree(t, values, op, wire, tag);
       case AllreduceAlgorithm::kHierarchical:
         return detail::allreduceHierarchical(t, values, op, wire, tag);
+      case AllreduceAlgorithm::kAuto:
+        break;  // resolved above
       case AllreduceAlgorithm::kNative:
         TETRAD_CHECK(wire == WirePrecision::kFloat32, Unsupported,
                      "the native all-reduce sends float32 only; a {} wire needs one of "
@@ -89,7 +103,7 @@ AllreduceAlgorithm parseAllreduceAlgorithm(std::string_view name) {
     if (name == entry.name) return entry.algorithm;
   }
   TETRAD_FAIL(InvalidArgument,
-              "unknown all-reduce algorithm '{}' (valid: ring, rd, rabenseifner, tree, "
+              "unknown all-reduce algorithm '{}' (valid: auto, ring, rd, rabenseifner, tree, "
               "hierarchical, native)",
               name);
 }
@@ -103,7 +117,9 @@ std::string toString(AllreduceAlgorithm algorithm) {
 
 std::vector<AllreduceAlgorithm> allAllreduceAlgorithms() {
   std::vector<AllreduceAlgorithm> all;
-  for (const AlgorithmName& entry : kNames) all.push_back(entry.algorithm);
+  for (const AlgorithmName& entry : kNames) {
+    if (entry.algorithm != AllreduceAlgorithm::kAuto) all.push_back(entry.algorithm);
+  }
   return all;
 }
 

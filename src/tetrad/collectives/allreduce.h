@@ -45,7 +45,10 @@ enum class AllreduceAlgorithm {
   kTree,               // binomial-tree reduce + binomial-tree broadcast
   kHierarchical,       // intra-node reduce, inter-node ring, intra-node broadcast
   kNative,             // the engine's own (MPI_Allreduce)
+  kAuto,               // per message, the fastest predicted (allreduce_auto.h)
 };
+
+class AllreduceSelector;
 
 struct AllreduceOptions {
   AllreduceAlgorithm algorithm = AllreduceAlgorithm::kRing;
@@ -55,14 +58,18 @@ struct AllreduceOptions {
   // kBFloat16 send 2 bytes per element and round forwarded partial sums at
   // each hop; accumulation stays float32. Refused (Unsupported) by kNative.
   WirePrecision wire = WirePrecision::kFloat32;
+  // kAuto: chooses (and records) the algorithm per call; must outlive it.
+  const AllreduceSelector* selector = nullptr;
 };
 
 void allreduce(Transport& transport, std::span<float> data, const AllreduceOptions& options = {});
 
 // "ring", "rd" (or "recursive-doubling"), "rabenseifner" (or "hd"), "tree",
-// "hierarchical", "native". Throws InvalidArgument listing the valid names.
+// "hierarchical", "native", "auto". Throws InvalidArgument listing the valid
+// names.
 AllreduceAlgorithm parseAllreduceAlgorithm(std::string_view name);
 std::string toString(AllreduceAlgorithm algorithm);
+// Every concrete algorithm (kAuto, which runs one of them, is not listed).
 std::vector<AllreduceAlgorithm> allAllreduceAlgorithms();
 
 }  // namespace tetrad

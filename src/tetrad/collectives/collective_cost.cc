@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/collectives/building_blocks.h"
 #include "tetrad/collectives/partition.h"
 
@@ -141,6 +142,9 @@ double allreduceCost(AllreduceAlgorithm algorithm, int p, size_t count, const Co
     }
     case AllreduceAlgorithm::kHierarchical:
       return hierarchical(p, count, elem, c);
+    case AllreduceAlgorithm::kAuto:
+      // The fastest candidate for this vector (allreduce_auto.h).
+      return AllreduceSelector(p, c, "cost model").predictedSeconds(count, wire);
     case AllreduceAlgorithm::kNative:
       break;
   }

@@ -11,7 +11,8 @@
 //
 // Hierarchical all-reduce uses (intraAlpha, intraBeta) inside a node and
 // (alpha, beta) between node leaders, with ranksPerNode ranks per node.
-// kNative has no model (Unsupported). All-reduce takes the wire precision
+// kNative has no model (Unsupported); kAuto costs its fastest candidate for
+// the vector (allreduce_auto.h). All-reduce takes the wire precision
 // of AllreduceOptions: a 16-bit wire halves every message's bytes.
 //
 // Per-size factors (a calibrated network profile, transport/piecewise_factor.h)

@@ -46,6 +46,64 @@ void Compressor::expandSummedStep(std::span<const float> summed, const Compresso
   std::copy(summed.begin(), summed.end(), output.begin());
 }
 
+namespace {
+
+// The guard's word after an all-reduce of it (the sum, or the average's
+// sum divided by p); payload-free, the rank's own word stands.
+void takeRider(Transport& transport, GuardRider& rider, float reduced) {
+  rider.carried = true;
+  if (computesOnData(transport)) rider.word = reduced;
+}
+
+// The identity's all-reduce with the word as one more element (a copy of
+// the bucket: the only case that loses the zero-copy path).
+void allreduceWithRider(Transport& transport, std::span<float> gradient,
+                        const AggregateOptions& options) {
+  std::vector<float> carrier(gradient.size() + 1);
+  std::copy(gradient.begin(), gradient.end(), carrier.begin());
+  carrier.back() = options.rider->word;
+  allreduce(
+      transport, carrier,
+      {options.allreduce, options.op, options.tag, WirePrecision::kFloat32, options.selector});
+  std::copy_n(carrier.begin(), gradient.size(), gradient.begin());
+  const float scale = options.op == ReduceOp::kAverage ? float(transport.size()) : 1.0f;
+  takeRider(transport, *options.rider, carrier.back() * scale);
+}
+
+// Bytes 4..7 of the header (PacketHeader::reserved), little-endian.
+constexpr size_t kReservedOffset = 4;
+
+void setReserved(ByteBuffer& bytes, uint32_t value) {
+  TETRAD_CHECK(bytes.size() >= kPacketHeaderBytes, ProtocolError,
+               "aggregate: a packet of {} bytes has no header to carry the guard's word",
+               bytes.size());
+  for (int b = 0; b < 4; ++b) bytes[kReservedOffset + b] = std::byte(uint8_t(value >> (8 * b)));
+}
+
+// Every rank's word from its packet's header, summed; the fields are zeroed
+// again so that the packets decode as sent.
+void sumReserved(Transport& transport, std::vector<ByteBuffer>& packets, GuardRider& rider) {
+  rider.carried = true;
+  if (!computesOnData(transport)) return;
+  uint32_t sum = 0;
+  for (size_t r = 0; r < packets.size(); ++r) {
+    TETRAD_CHECK(packets[r].size() >= kPacketHeaderBytes, ProtocolError,
+                 "aggregate on rank {}: packet from rank {} has {} bytes, shorter than a header",
+                 transport.rank(), r, packets[r].size());
+    uint32_t value = 0;
+    for (int b = 0; b < 4; ++b)
+      value |= uint32_t(std::to_integer<uint8_t>(packets[r][kReservedOffset + b])) << (8 * b);
+    TETRAD_CHECK(value <= 1, ProtocolError,
+                 "aggregate on rank {}: packet from rank {} carries guard word {:#x} (0 or 1)",
+                 transport.rank(), r, value);
+    sum += value;
+    setReserved(packets[r], 0);
+  }
+  rider.word = float(sum);
+}
+
+}  // namespace
+
 void aggregate(Transport& transport, const Compressor& compressor, std::span<float> gradient,
                CompressorState& state, const AggregateOptions& options) {
   checkCollectiveTag(transport, options.tag, "aggregate");
@@ -67,37 +125,62 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
         // The all-reduce applies options.op itself: an averaging ring divides
         // only its own block before the all-gather (1/p of the work, the same
         // bits as dividing every element after it).
-        allreduce(transport, gradient,
-                  {options.allreduce, options.op, options.tag, WirePrecision::kFloat32});
+        if (options.rider != nullptr) {
+          allreduceWithRider(transport, gradient, options);
+        } else {
+          allreduce(transport, gradient,
+                    {options.allreduce, options.op, options.tag, WirePrecision::kFloat32,
+                     options.selector});
+        }
         ++state.step;
         return;
       }
-      std::vector<float> summable = compressor.encodeSummable(gradient, state);
+      std::vector<float> summable =
+          timeCodec(options.codec, [&] { return compressor.encodeSummable(gradient, state); });
+      chargeModelled(options.codec, compressor, CodecWork::kEncode, gradient.size());
+      if (options.rider != nullptr) summable.push_back(options.rider->word);
       allreduce(transport, summable,
-                {options.allreduce, ReduceOp::kSum, options.tag, compressor.summableWire()});
-      compressor.expandSummed(summable, state, gradient);
+                {options.allreduce, ReduceOp::kSum, options.tag, compressor.summableWire(),
+                 options.selector});
+      if (options.rider != nullptr) {
+        takeRider(transport, *options.rider, summable.back());
+        summable.pop_back();
+      }
+      timeCodec(options.codec, [&] { compressor.expandSummed(summable, state, gradient); });
+      chargeModelled(options.codec, compressor, CodecWork::kDecode, gradient.size(),
+                     compressor.modelledDecodes(transport.size()));
       break;
     }
     case Aggregation::kGather: {
-      Packet packet = compressor.encode(gradient, state);
-      const std::vector<ByteBuffer> packets =
+      Packet packet = timeCodec(options.codec, [&] { return compressor.encode(gradient, state); });
+      chargeModelled(options.codec, compressor, CodecWork::kEncode, gradient.size());
+      if (options.rider != nullptr) setReserved(packet.bytes, options.rider->word > 0.5f ? 1 : 0);
+      std::vector<ByteBuffer> packets =
           allgatherBytes(transport, packet.bytes, CollectiveOptions{options.tag});
+      if (options.rider != nullptr) sumReserved(transport, packets, *options.rider);
       recyclePacket(std::move(packet), state);  // sent: the next step reuses its pages
       std::fill(gradient.begin(), gradient.end(), 0.0f);
       const bool payload = computesOnData(transport);
       for (int r = 0; r < transport.size(); ++r) {
         if (!payload && r != transport.rank()) continue;
         try {
-          compressor.decodeAdd(packets[r], gradient);
+          timeCodec(options.codec, [&] { compressor.decodeAdd(packets[r], gradient); });
         } catch (const ProtocolError& error) {
           TETRAD_FAIL(ProtocolError, "aggregate '{}' on rank {}: packet from rank {}: {}",
                       compressor.spec(), transport.rank(), r, error.what());
         }
       }
+      chargeModelled(options.codec, compressor, CodecWork::kDecode, gradient.size(),
+                     compressor.modelledDecodes(transport.size()));
       break;
     }
     case Aggregation::kCustom:
-      compressor.aggregateCustom(transport, gradient, state, {options.tag, options.allreduce});
+      // Before the protocol's first message, as its own encode would be.
+      chargeModelled(options.codec, compressor, CodecWork::kEncode, gradient.size());
+      compressor.aggregateCustom(transport, gradient, state,
+                                 {options.tag, options.allreduce, options.selector, options.codec});
+      chargeModelled(options.codec, compressor, CodecWork::kDecode, gradient.size(),
+                     compressor.modelledDecodes(transport.size()));
       break;
   }
   if (computesOnData(transport)) finishReduction(gradient, options.op, transport.size());

@@ -48,6 +48,7 @@
 
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/collectives/collective_options.h"
+#include "tetrad/compress/codec_clock.h"
 #include "tetrad/core/bytes.h"
 #include "tetrad/transport/transport.h"
 
@@ -97,6 +98,8 @@ PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expe
 struct ProtocolOptions {
   Tag tag = 1000;
   AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;
+  const AllreduceSelector* selector = nullptr;  // kAuto's (allreduce_auto.h)
+  CodecClock* codec = nullptr;  // timeCodec() around local arithmetic (codec_clock.h)
 };
 
 struct Packet {
@@ -225,6 +228,14 @@ class Compressor {
   // so that their 16 bits per element really are what travels (partial sums
   // are rounded to 16 bits at each hop, accumulation is in float32).
   virtual WirePrecision summableWire() const { return WirePrecision::kFloat32; }
+  // Decodes of a bucket one aggregate() call does on `ranks` ranks, for a
+  // modelled codec charge (codec_clock.h): gather `ranks` (every rank's
+  // packet, its own included), summable 1 (the summed domain), custom 1 (the
+  // protocol's local arithmetic after its messages); the majority vote
+  // counts `ranks` packets, gTop-k merges ⌈log2 ranks⌉ times.
+  virtual double modelledDecodes(int ranks) const {
+    return aggregation() == Aggregation::kGather ? double(ranks) : 1.0;
+  }
 
  protected:
   // The hooks behind the public entry points of the same name. While one

@@ -34,6 +34,7 @@ class ErrorFeedback final : public Compressor {
   // Biased in general, whatever C is: the residual is part of the message.
   bool unbiased() const override { return false; }
   WirePrecision summableWire() const override { return inner_->summableWire(); }
+  double modelledDecodes(int ranks) const override { return inner_->modelledDecodes(ranks); }
 
   const Compressor& inner() const { return *inner_; }
 

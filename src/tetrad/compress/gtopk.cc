@@ -99,19 +99,23 @@ void GTopK::aggregateCustomStep(Transport& transport, std::span<float> gradient,
   const int rank = transport.rank();
   const bool payload = transport.carriesPayload();
   std::vector<float>& residual = state.buffer("residual", n);
-  for (size_t i = 0; i < n; ++i) residual[i] += gradient[i];
   std::vector<uint32_t> local;
-  selectTopK(residual, k, method_, local);
   SparseEntries current;
-  current.indices = local;
-  current.values.resize(local.size());
-  for (size_t t = 0; t < local.size(); ++t) current.values[t] = residual[local[t]];
+  timeCodec(protocol.codec, [&] {
+    for (size_t i = 0; i < n; ++i) residual[i] += gradient[i];
+    selectTopK(residual, k, method_, local);
+    current.indices = local;
+    current.values.resize(local.size());
+    for (size_t t = 0; t < local.size(); ++t) current.values[t] = residual[local[t]];
+  });
 
   SparseEntries received;
   auto mergeFrom = [&](const ByteBuffer& bytes, int peer) {
     if (!payload) return;  // payload-free simulation: sizes only, no data to merge
-    fromPacket(bytes, n, k, peer, received);
-    mergeTopK(current, received, k, current);
+    timeCodec(protocol.codec, [&] {
+      fromPacket(bytes, n, k, peer, received);
+      mergeTopK(current, received, k, current);
+    });
   };
   const int q = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
   if (rank >= q) {
@@ -136,15 +140,17 @@ void GTopK::aggregateCustomStep(Transport& transport, std::span<float> gradient,
   }
 
   // Residual: clear what this rank selected and the global selection kept.
-  size_t g = 0;
-  for (uint32_t index : local) {
-    while (g < current.indices.size() && current.indices[g] < index) ++g;
-    if (g < current.indices.size() && current.indices[g] == index) residual[index] = 0;
-  }
-  std::fill(gradient.begin(), gradient.end(), 0.0f);
-  for (size_t t = 0; t < current.indices.size(); ++t) {
-    gradient[current.indices[t]] = current.values[t];
-  }
+  timeCodec(protocol.codec, [&] {
+    size_t g = 0;
+    for (uint32_t index : local) {
+      while (g < current.indices.size() && current.indices[g] < index) ++g;
+      if (g < current.indices.size() && current.indices[g] == index) residual[index] = 0;
+    }
+    std::fill(gradient.begin(), gradient.end(), 0.0f);
+    for (size_t t = 0; t < current.indices.size(); ++t) {
+      gradient[current.indices[t]] = current.values[t];
+    }
+  });
 }
 
 CompressorPtr makeGTopK(const CompressorParams& params) {

@@ -29,6 +29,8 @@
 // Const-callable from any thread; the state has one owner.
 #pragma once
 
+#include <algorithm>
+
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/selection.h"
 #include "tetrad/compress/sparse_packet.h"
@@ -42,6 +44,12 @@ class GTopK final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
+  // One merge per tree round (compressor.h).
+  double modelledDecodes(int ranks) const override {
+    int rounds = 0;
+    while ((1 << rounds) < ranks) ++rounds;
+    return double(std::max(rounds, 1));
+  }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
 

@@ -311,52 +311,18 @@ double PowerSgd::bitsPerElement(size_t count) const {
   return (8.0 * (kPacketHeaderBytes + 4 + 12) + 32.0 * floats) / static_cast<double>(count);
 }
 
-void PowerSgd::aggregateCustomStep(Transport& transport, std::span<float> gradient,
-                                   CompressorState& state, const ProtocolOptions& protocol) const {
-  const size_t count = gradient.size();
-  const PowerSgdPlan plan = powerSgdPlan(state, count, rank_, batched_);
-  AllreduceOptions options{protocol.allreduce, ReduceOp::kSum, protocol.tag};
-  if (plan.matrices.empty()) {
-    allreduce(transport, gradient, options);
-    return;
-  }
-  std::vector<float>& residual = state.buffer("residual", residualSize(plan, count));
-  accumulate(plan, gradient, residual);
-  std::vector<float>& q = warmQ(state, plan.qFloats);
-  // First all-reduce: every matrix's P = M Q, then the uncompressed values.
-  std::vector<float> first(plan.pFloats + plan.rawFloats);
+namespace {
+
+// The sum of every rank's decoded tensor from the summed factors: P Qᵀ per
+// matrix, the summed uncompressed values as they are.
+void reconstruct(const PowerSgdPlan& plan, const std::vector<float>& first,
+                 const std::vector<float>& q, std::span<float> gradient) {
   size_t p = 0, qAt = 0;
-  for (const PowerSgdMatrix& m : plan.matrices) {
-    multiply(matrixOf(plan, residual, m), q.data() + qAt, first.data() + p, m.rows, m.cols, m.rank);
-    p += m.rows * m.rank;
-    qAt += m.cols * m.rank;
-  }
-  for (const auto& [offset, n] : plan.uncompressed) {
-    std::copy_n(gradient.begin() + offset, n, first.begin() + p);
-    p += n;
-  }
-  allreduce(transport, first, options);
-  // Orthogonalise each P, then Q = Mᵀ P and the residual M − P Qᵀ.
-  p = qAt = 0;
-  for (const PowerSgdMatrix& m : plan.matrices) {
-    float* matrix = matrixOf(plan, residual, m);
-    std::span<float> pm(first.data() + p, m.rows * m.rank);
-    orthogonalizeColumns(pm, m.rows, m.rank);
-    multiplyTransposed(matrix, pm.data(), q.data() + qAt, m.rows, m.cols, m.rank);
-    addOuter(pm.data(), q.data() + qAt, matrix, m.rows, m.cols, m.rank, -1.0f);
-    p += m.rows * m.rank;
-    qAt += m.cols * m.rank;
-  }
-  options.tag = protocol.tag + kCollectiveTagSpan;
-  allreduce(transport, q, options);
-  // The sum of every rank's decoded tensor: P Qᵀ per matrix, the summed
-  // uncompressed values as they are.
-  p = qAt = 0;
   if (plan.padded) {
     const PowerSgdMatrix& m = plan.matrices.front();
     std::vector<float> square(m.rows * m.cols, 0.0f);
     addOuter(first.data(), q.data(), square.data(), m.rows, m.cols, m.rank, 1.0f);
-    std::copy_n(square.begin(), count, gradient.begin());
+    std::copy_n(square.begin(), gradient.size(), gradient.begin());
     return;
   }
   for (const PowerSgdMatrix& m : plan.matrices) {
@@ -370,6 +336,57 @@ void PowerSgd::aggregateCustomStep(Transport& transport, std::span<float> gradie
     std::copy_n(first.begin() + p, n, gradient.begin() + offset);
     p += n;
   }
+}
+
+}  // namespace
+
+void PowerSgd::aggregateCustomStep(Transport& transport, std::span<float> gradient,
+                                   CompressorState& state, const ProtocolOptions& protocol) const {
+  const size_t count = gradient.size();
+  const PowerSgdPlan plan = powerSgdPlan(state, count, rank_, batched_);
+  AllreduceOptions options{protocol.allreduce, ReduceOp::kSum, protocol.tag,
+                           WirePrecision::kFloat32, protocol.selector};
+  if (plan.matrices.empty()) {
+    allreduce(transport, gradient, options);
+    return;
+  }
+  std::vector<float>& residual = state.buffer("residual", residualSize(plan, count));
+  std::vector<float>& q = warmQ(state, plan.qFloats);
+  // First all-reduce: every matrix's P = M Q, then the uncompressed values.
+  std::vector<float> first(plan.pFloats + plan.rawFloats);
+  size_t p = 0, qAt = 0;
+  timeCodec(protocol.codec, [&] {
+    accumulate(plan, gradient, residual);
+    for (const PowerSgdMatrix& m : plan.matrices) {
+      multiply(matrixOf(plan, residual, m), q.data() + qAt, first.data() + p, m.rows, m.cols,
+               m.rank);
+      p += m.rows * m.rank;
+      qAt += m.cols * m.rank;
+    }
+    for (const auto& [offset, n] : plan.uncompressed) {
+      std::copy_n(gradient.begin() + offset, n, first.begin() + p);
+      p += n;
+    }
+  });
+  allreduce(transport, first, options);
+  // Orthogonalise each P, then Q = Mᵀ P and the residual M − P Qᵀ.
+  p = qAt = 0;
+  timeCodec(protocol.codec, [&] {
+    for (const PowerSgdMatrix& m : plan.matrices) {
+      float* matrix = matrixOf(plan, residual, m);
+      std::span<float> pm(first.data() + p, m.rows * m.rank);
+      orthogonalizeColumns(pm, m.rows, m.rank);
+      multiplyTransposed(matrix, pm.data(), q.data() + qAt, m.rows, m.cols, m.rank);
+      addOuter(pm.data(), q.data() + qAt, matrix, m.rows, m.cols, m.rank, -1.0f);
+      p += m.rows * m.rank;
+      qAt += m.cols * m.rank;
+    }
+  });
+  options.tag = protocol.tag + kCollectiveTagSpan;
+  allreduce(transport, q, options);
+  // The sum of every rank's decoded tensor: P Qᵀ per matrix, the summed
+  // uncompressed values as they are.
+  timeCodec(protocol.codec, [&] { reconstruct(plan, first, q, gradient); });
 }
 
 CompressorPtr makePowerSgd(const CompressorParams& params) {

@@ -97,27 +97,29 @@ void SignCompressor::aggregateCustomStep(Transport& transport, std::span<float> 
                                          CompressorState& state,
                                          const ProtocolOptions& protocol) const {
   const Tag tag = protocol.tag;
-  Packet mine = encodeStep(gradient, state);
+  Packet mine = timeCodec(protocol.codec, [&] { return encodeStep(gradient, state); });
   std::vector<ByteBuffer> packets = allgatherBytes(transport, mine.bytes, CollectiveOptions{tag});
   if (!transport.carriesPayload()) return;  // payload-free simulation: no data to vote on
-  const size_t n = gradient.size();
-  // votes[i] = Σ_r ±1; exact in float for any realistic world size (< 2^24).
-  std::vector<float> votes(n, 0.0f);
-  double scaleSum = 0;
-  for (size_t r = 0; r < packets.size(); ++r) {
-    SignPacket parsed = parseSignPacket(PacketKind::kSign, packets[r], n);
-    TETRAD_CHECK(std::isfinite(parsed.scale), ProtocolError,
-                 "sign majority vote: rank {} sent a non-finite scale (rank {}, {} elements)", r,
-                 transport.rank(), n);
-    scaleSum += parsed.scale;
-    addSignValues(parsed.bits, 1.0f, -1.0f, votes);
-  }
-  const float total = static_cast<float>(scaleSum);
-  float* g = gradient.data();
-  for (size_t i = 0; i < n; ++i) {
-    const float v = votes[i];
-    g[i] = v > 0 ? total : (v < 0 ? -total : 0.0f);
-  }
+  timeCodec(protocol.codec, [&] {
+    const size_t n = gradient.size();
+    // votes[i] = Σ_r ±1; exact in float for any realistic world size (< 2^24).
+    std::vector<float> votes(n, 0.0f);
+    double scaleSum = 0;
+    for (size_t r = 0; r < packets.size(); ++r) {
+      SignPacket parsed = parseSignPacket(PacketKind::kSign, packets[r], n);
+      TETRAD_CHECK(std::isfinite(parsed.scale), ProtocolError,
+                   "sign majority vote: rank {} sent a non-finite scale (rank {}, {} elements)", r,
+                   transport.rank(), n);
+      scaleSum += parsed.scale;
+      addSignValues(parsed.bits, 1.0f, -1.0f, votes);
+    }
+    const float total = static_cast<float>(scaleSum);
+    float* g = gradient.data();
+    for (size_t i = 0; i < n; ++i) {
+      const float v = votes[i];
+      g[i] = v > 0 ? total : (v < 0 ? -total : 0.0f);
+    }
+  });
 }
 
 CompressorPtr makeSign(const CompressorParams& params) {

@@ -34,6 +34,8 @@ class SignCompressor final : public Compressor {
   explicit SignCompressor(double momentum = 0) : momentum_(momentum) {}
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
+  // The vote counts every rank's packet (compressor.h).
+  double modelledDecodes(int ranks) const override { return double(ranks); }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
 

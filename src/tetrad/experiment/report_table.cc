@@ -77,10 +77,12 @@ std::string perIterVersus(const MethodRow* base, const MethodRow& row) {
                 base == &row);
 }
 
-std::string share(const MethodRow& row) {
-  const double total = row.computePerIter + row.commPerIter;
-  if (std::isnan(total) || total <= 0) return kNone;
-  return fmt::format("{:.0f}%", 100 * row.commPerIter / total);
+// `part`'s share of compute + codec + communication per iteration.
+std::string share(const MethodRow& row, double part) {
+  const double codec = std::isnan(row.codecPerIter) ? 0.0 : row.codecPerIter;
+  const double total = row.computePerIter + codec + row.commPerIter;
+  if (std::isnan(total) || std::isnan(part) || total <= 0) return kNone;
+  return fmt::format("{:.0f}%", 100 * part / total);
 }
 
 std::string labelOf(const MethodRow& row) {
@@ -102,9 +104,9 @@ std::string tableOf(const ClusterGroup& group) {
   text +=
       "| method | sync | arch | compress | sched | lr | seeds | final accuracy | time to target | "
       "iterations to target | speed-up to target | vs fp16 to target | time/iter | "
-      "speed-up per iter | vs fp16 per iter | bytes/worker/iter | compute/iter | comm/iter | "
-      "comm share |\n";
-  text += "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+      "speed-up per iter | vs fp16 per iter | bytes/worker/iter | compute/iter | codec/iter | "
+      "comm/iter | codec share | comm share |\n";
+  text += "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   bool layerWise = false;
   bool compresses = false;
   bool retimed = false;
@@ -117,13 +119,14 @@ std::string tableOf(const ClusterGroup& group) {
     const MethodRow* fp16Base = againstFp16 ? fp16 : nullptr;
     text += fmt::format(
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} "
-        "| {} |\n",
+        "| {} | {} | {} |\n",
         labelOf(row), row.sync, row.arch, row.compress, row.sched, learningRate(row), row.seeds,
         accuracy(row), toTarget(row), itersToTarget(row), toTargetVersus(baseline, row),
         toTargetVersus(fp16Base, row), seconds(row.timePerIter), perIterVersus(baseline, row),
         perIterVersus(fp16Base, row),
         orDash(row.bytesPerWorkerIter, formatBytes(row.bytesPerWorkerIter)),
-        seconds(row.computePerIter), seconds(row.commPerIter), share(row));
+        seconds(row.computePerIter), seconds(row.codecPerIter), seconds(row.commPerIter),
+        share(row, row.codecPerIter), share(row, row.commPerIter));
   }
   if (baseline == nullptr) {
     text +=

@@ -34,7 +34,7 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
   row.targetAccuracy = first.targetAccuracy;
   row.lrTunedFrom = first.lrTunedFrom;
   row.layerWise = first.bucketBytes == 0;
-  std::vector<double> accuracy, toTarget, itersTarget, train, timeIter, bytes, compute, comm,
+  std::vector<double> accuracy, toTarget, itersTarget, train, timeIter, bytes, compute, comm, codec,
       throughput;
   for (const RunRecord* r : runs) {
     row.curveFolders.push_back(r->folder);
@@ -50,6 +50,7 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
     bytes.push_back(r->bytesPerWorkerIter);
     compute.push_back(perIter(r->computeTime, r->iterations));
     comm.push_back(perIter(r->commTime, r->iterations));
+    codec.push_back(perIter(r->codecTime, r->iterations));
     throughput.push_back(r->throughput);
   }
   row.accuracyMean = meanOf(accuracy);
@@ -65,6 +66,7 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
   row.bytesPerWorkerIter = meanOf(bytes);
   row.computePerIter = meanOf(compute);
   row.commPerIter = meanOf(comm);
+  row.codecPerIter = meanOf(codec);
   row.throughput = meanOf(throughput);
   return row;
 }
@@ -124,10 +126,19 @@ std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
         row.isBaseline = true;
         groups[c].baseline = index;
       }
-      if (groups[c].fp16Baseline < 0 && !row.layerWise && row.compress == "fp16" &&
-          isBaselinePoint(row.sync, row.arch, "none", row.sched)) {
-        row.isFp16Baseline = true;
-        groups[c].fp16Baseline = index;
+      // The 16-bit baseline users run: DDP's fp16 hook on DDP's buckets,
+      // overlapped (--sched ddp); an fp16 run after the backward pass only
+      // where the cluster has no overlapped one.
+      if (!row.layerWise && row.compress == "fp16" &&
+          isBaselinePoint(row.sync, row.arch, "none", "none") &&
+          (row.sched == "ddp" || row.sched == "none")) {
+        const int current = groups[c].fp16Baseline;
+        const bool overlapped = row.sched == "ddp";
+        if (current < 0 || (overlapped && groups[c].rows[size_t(current)].sched != "ddp")) {
+          if (current >= 0) groups[c].rows[size_t(current)].isFp16Baseline = false;
+          row.isFp16Baseline = true;
+          groups[c].fp16Baseline = index;
+        }
       }
       groups[c].rows.push_back(std::move(row));
     }

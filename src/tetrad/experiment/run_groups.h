@@ -6,7 +6,9 @@
 // the sweep file (RunRecord indices), then of their labels. The baseline of
 // a cluster is its first method whose sync is bsp, arch allreduce:*,
 // compress none and sched none (BSP without compression); its fp16 baseline
-// the first such method with compress fp16. A layer-wise run (config.json's
+// the first such method with compress fp16 and sched ddp (DDP's fp16 hook
+// on DDP's buckets, overlapped with the backward pass: the 16-bit baseline
+// users run), else with sched none. A layer-wise run (config.json's
 // bucket_bytes 0: one bucket, so one compressed packet, per tensor) is an
 // ablation and never a baseline.
 //
@@ -42,6 +44,7 @@ struct MethodRow {
   double bytesPerWorkerIter = kMissing;
   double computePerIter = kMissing;  // mean over ranks, seconds per iteration
   double commPerIter = kMissing;
+  double codecPerIter = kMissing;         // encode/decode charged (train/loop/codec_charge.h)
   double throughput = kMissing;           // samples per second
   std::vector<std::string> curveFolders;  // every seed's run, lowest seed first
   bool isBaseline = false;

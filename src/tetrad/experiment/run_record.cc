@@ -128,6 +128,10 @@ RunRecord readRunFolder(const std::string& folder) {
   }
   r.computeTime = meanOf(summary, "compute_time_per_rank");
   r.commTime = meanOf(summary, "comm_time_per_rank");
+  // Runs from before codec charging have none: they charged no codec time.
+  r.codecTime = summary.is_object() && !summary.contains("codec_time_per_rank")
+                    ? 0.0
+                    : meanOf(summary, "codec_time_per_rank");
   r.lr = numberOr(config, "lr");
   r.momentum = numberOr(config, "momentum");
   r.bucketBytes = numberOr(config, "bucket_bytes");

@@ -48,6 +48,7 @@ struct RunRecord {
   double bytesPerWorkerIter = kMissing;  // mean over ranks of bytes sent, per iteration
   double computeTime = kMissing;         // mean over ranks, seconds
   double commTime = kMissing;            // mean over ranks, seconds
+  double codecTime = kMissing;           // mean over ranks, seconds (encode/decode)
   double lr = kMissing;                  // config.json: the --lr the run trained with
   double momentum = kMissing;            // config.json: its --momentum
   // summary.json's compression_error.ratio: the run's compressor measured on

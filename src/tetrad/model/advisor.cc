@@ -15,7 +15,7 @@ std::vector<Method> candidateMethods(int psShards) {
       "none",      "fp16",       "qsgd:16", "terngrad", "topk:0.01,ef", "randomk:0.01,ef",
       "dgc:0.001", "powersgd:2", "sign",    "efsign"};
   std::vector<Method> methods;
-  for (const char* algorithm : {"ring", "rabenseifner", "tree", "hierarchical"}) {
+  for (const char* algorithm : {"auto", "ring", "rabenseifner", "tree", "hierarchical"}) {
     for (const std::string& compress : compressors) {
       methods.push_back({"bsp", std::string("allreduce:") + algorithm, compress});
     }
@@ -26,8 +26,8 @@ std::vector<Method> candidateMethods(int psShards) {
       methods.push_back({"bsp", arch, compress});
     }
   }
-  methods.push_back({"local:4", "allreduce:ring", "none"});
-  methods.push_back({"local:16", "allreduce:ring", "none"});
+  methods.push_back({"local:4", "allreduce:auto", "none"});
+  methods.push_back({"local:16", "allreduce:auto", "none"});
   methods.push_back({"ssp:4", ps, "none"});
   methods.push_back({"asp", ps, "none"});
   methods.push_back({"bsp", "gossip:ring", "none"});

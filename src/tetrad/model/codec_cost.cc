@@ -42,6 +42,18 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
+CodecCost profileCodec(const CodecProfile& profile, const Compressor& compressor,
+                       const Workload& workload) {
+  if (compressor.isIdentity()) return {0, 0, false, "none"};
+  CodecCost cost;
+  cost.source = "profile " + profile.name;
+  for (const BucketRange& b : exchangeBuckets(workload, workload.bucketBytes)) {
+    cost.encodeSeconds += profile.seconds(compressor, CodecWork::kEncode, b.count);
+    cost.decodeSeconds += profile.seconds(compressor, CodecWork::kDecode, b.count);
+  }
+  return cost;
+}
+
 CodecCost measureCodec(const Compressor& compressor, const Workload& workload, int repetitions) {
   TETRAD_CHECK(repetitions >= 1, InvalidArgument, "repetitions must be >= 1, got {}", repetitions);
   if (compressor.isIdentity()) return {0, 0, false, "none"};

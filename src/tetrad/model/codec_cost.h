@@ -26,6 +26,7 @@
 #include <string>
 
 #include "tetrad/compress/compressor.h"
+#include "tetrad/model/codec_profile.h"
 #include "tetrad/model/workload.h"
 
 namespace tetrad::model {
@@ -40,6 +41,13 @@ struct CodecCost {
   std::string source;  // "measured", "nominal", "none"
 };
 
+// The modelled charge of a codec profile (codec_profile.h), as simulated runs
+// charge it: per fused bucket of `workload` one encode and one decode of its
+// elements, per-call terms included (the caller multiplies the decodes by
+// Compressor::modelledDecodes()). Throws InvalidArgument for a compressor
+// the profile lacks.
+CodecCost profileCodec(const CodecProfile& profile, const Compressor& compressor,
+                       const Workload& workload);
 CodecCost measureCodec(const Compressor& compressor, const Workload& workload, int repetitions);
 // Unsupported for a compressor without a documented constant.
 CodecCost nominalCodec(const Compressor& compressor, const Workload& workload);

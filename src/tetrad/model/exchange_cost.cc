@@ -5,8 +5,10 @@
 //   gtopk:R                          (log2 q + 2[p≠q])·(B·α + Σ(20 + 8k)·β)
 #include "tetrad/model/exchange_cost.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/collectives/partition.h"
 #include "tetrad/compress/powersgd.h"
@@ -31,12 +33,25 @@ struct AllreduceCalls {
   double bytes = 0;       // Σ wire bytes of the vectors
   double ringBlocks = 0;  // Σ ⌈c/p⌉ · element bytes
   double nodeBlocks = 0;  // Σ ⌈c/m⌉ · element bytes (hierarchical leaders)
+  // allreduce:auto: how many calls each algorithm took, in first-use order.
+  std::vector<std::pair<AllreduceAlgorithm, int>> autoChoices;
 };
 
 void addAllreduce(AllreduceCalls& calls, AllreduceAlgorithm algorithm, size_t count,
                   WirePrecision wire, const NetworkModel& network) {
   const int p = network.workers;
   const double elem = wire == WirePrecision::kFloat32 ? 4.0 : 2.0;
+  if (algorithm == AllreduceAlgorithm::kAuto) {
+    const AllreduceAlgorithm chosen =
+        AllreduceSelector(p, network.costParams(), "cost model").choose(count, wire);
+    auto it = std::find_if(calls.autoChoices.begin(), calls.autoChoices.end(),
+                           [&](const auto& c) { return c.first == chosen; });
+    if (it == calls.autoChoices.end()) {
+      calls.autoChoices.push_back({chosen, 1});
+    } else {
+      ++it->second;
+    }
+  }
   calls.seconds += allreduceCost(algorithm, p, count, network.costParams(), wire);
   calls.calls += 1;
   calls.bytes += double(count) * elem;
@@ -79,6 +94,13 @@ std::string allreduceText(AllreduceAlgorithm algorithm, const AllreduceCalls& c,
                          latencyText(c.calls, params.intraAlpha),
                          bandwidthTerm(c.bytes, params.intraBeta), m - 1,
                          latencyText(c.calls, net.alpha), bandwidthTerm(c.nodeBlocks, net.beta));
+    }
+    case AllreduceAlgorithm::kAuto: {
+      std::string chosen;
+      for (const auto& [a, n] : c.autoChoices) {
+        chosen += fmt::format("{}{} × {}", chosen.empty() ? "" : ", ", toString(a), n);
+      }
+      return fmt::format("auto [{}] {}", chosen, formatSeconds(c.seconds));
     }
     default:
       return name;
@@ -137,7 +159,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
     const double n = double(buckets.size());
     estimate.seconds = (p - 1) * step;
     estimate.messages = buckets.size();
-    estimate.decodesPerBucket = p;
+    estimate.decodesPerBucket = compressor.modelledDecodes(p);
     estimate.text = fmt::format("allgather {} × ({} + {})", p - 1, latencyText(n, network.alpha),
                                 bandwidthTerm(bytes, network.beta));
     return estimate;
@@ -171,6 +193,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
     const double n = double(buckets.size());
     estimate.seconds = rounds * step;
     estimate.messages = buckets.size();
+    estimate.decodesPerBucket = compressor.modelledDecodes(p);
     estimate.text = fmt::format("gtopk merge {} × ({} + {})", rounds, latencyText(n, network.alpha),
                                 bandwidthTerm(bytes, network.beta));
     return estimate;
@@ -180,6 +203,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
   }
   estimate.seconds = calls.seconds;
   estimate.messages = calls.calls;
+  estimate.decodesPerBucket = compressor.modelledDecodes(p);
   estimate.text = allreduceText(algorithm, calls, network);
   return estimate;
 }

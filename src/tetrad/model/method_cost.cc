@@ -80,9 +80,12 @@ Prediction gossipPrediction(const Method& method, const ModelContext& c) {
   return p;
 }
 
-// Adds the guard's per-iteration all-gather to a synchronous prediction.
-void addGuard(Prediction& p, const ModelContext& c) {
-  if (!c.nonFiniteGuard) return;
+// Adds the guard's per-iteration all-gather to a synchronous prediction,
+// except where its word rides on the gradient exchange (train/loop/
+// nonfinite_guard.h: all-reduce of gradients every iteration with a summable
+// or gather compressor), which sends nothing of its own.
+void addGuard(Prediction& p, const ModelContext& c, bool rides = false) {
+  if (!c.nonFiniteGuard || rides) return;
   const double guard = nonFiniteGuardSeconds(c.network);
   p.commSeconds += guard;
   p.seconds += guard;
@@ -180,7 +183,10 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
   }
   p.seconds = p.computeSeconds + p.codecSeconds + p.commSeconds;
   p.derivation = "= " + p.derivation;
-  addGuard(p, c);
+  const bool rides = !arch.serversHoldWeights && period == 1 &&
+                     compressor->aggregation() != Aggregation::kCustom &&
+                     sync->mode() == SyncMode::kCollective && !sync->averagesModels();
+  addGuard(p, c, rides);
   addAccuracyFlags(p, *compressor, syncName);
   return p;
 }

@@ -89,7 +89,9 @@ void checkEngine(const ResolvedConfig& r) {
                "has shared links it would not model (use --engine simgrid)",
                c.cluster);
   const bool sharesUplinks =
-      r.allreduce != AllreduceAlgorithm::kRing && r.allreduce != AllreduceAlgorithm::kHierarchical;
+      r.allreduce != AllreduceAlgorithm::kRing &&
+      r.allreduce != AllreduceAlgorithm::kHierarchical &&
+      r.allreduce != AllreduceAlgorithm::kAuto;  // auto: ring or hierarchical there
   TETRAD_CHECK(
       network.shape != ClusterShape::kTwoLevel || network.ranksPerNode == 1 || !sharesUplinks,
       InvalidArgument,
@@ -209,6 +211,8 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                  "cluster; under --cluster mpi computation takes real time",
                  c.compute);
   }
+  r.codecCharge =
+      resolveCodecCharge(c.codecCost, r.compute, r.mpi, c.timingOnly, {r.compress, r.pullCompress});
   TETRAD_CHECK(c.threads >= 1, InvalidArgument, "invalid --threads {}: need at least 1", c.threads);
   TETRAD_CHECK(c.simThreads >= 0, InvalidArgument,
                "invalid --sim-threads {}: need at least 1 (0: every core)", c.simThreads);
@@ -269,6 +273,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(c.timelineIterations >= 1, InvalidArgument,
                "invalid --timeline-iterations {}: need at least 1", c.timelineIterations);
   r.onNonFinite = parseNonFinitePolicy(c.onNonFinite);
+  r.nonFiniteEvery = parseNonFiniteEvery(c.onNonFinite);
   TETRAD_CHECK(r.onNonFinite != NonFinitePolicy::kSkip || sync->mode() != SyncMode::kPushPull,
                Unsupported,
                "--on-nonfinite skip needs a collective --sync (bsp, local:H, post-local): under "
@@ -298,8 +303,14 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   // progress differently depending on the simulation's history, which a
   // resumed run does not have, so such runs use the full update (the same
   // model, evaluated without that shortcut) unless --sim-cfg chose one.
-  TETRAD_CHECK(!r.mpi || c.netModel.empty(), InvalidArgument,
-               "--net-model {} applies to simulated clusters; under MPI the network is real",
+  // Under MPI the network is real; a calibrated profile of it may still guide
+  // allreduce:auto's choices (train/loop/allreduce_choice.h).
+  TETRAD_CHECK(!r.mpi || c.netModel.empty() ||
+                   (c.netModel.starts_with("profile:") &&
+                    r.arch.allreduce == AllreduceAlgorithm::kAuto && r.arch.averagesByCollective),
+               InvalidArgument,
+               "--net-model {} applies to simulated clusters; under MPI the network is real (a "
+               "profile:FILE guides only --arch allreduce:auto)",
                c.netModel);
   // No --net-model: cm02 (docs/fidelity.md), unless --sim-cfg picks the model.
   const std::string chosen =
@@ -347,6 +358,8 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["sim_config"] = r.simConfig;
   j["timeout"] = c.timeout;
   j["compute"] = r.compute.toString();
+  j["codec_cost"] = c.codecCost;
+  j["codec_charge"] = r.codecCharge.describe();
   j["stragglers"] = c.stragglers;
   j["compute_noise"] = c.computeNoise;
   j["threads"] = r.mpi ? c.threads : 1;
@@ -367,7 +380,8 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["log_every"] = c.logEvery;
   j["max_iters"] = c.maxIters;
   j["target_accuracy"] = c.targetAccuracy;
-  j["on_nonfinite"] = toString(r.onNonFinite);
+  j["on_nonfinite"] =
+      r.nonFiniteEvery > 1 ? fmt::format("stop:{}", r.nonFiniteEvery) : toString(r.onNonFinite);
   j["check_collectives"] = c.checkCollectives;
   j["stall_warn"] = c.stallWarn >= 0 ? c.stallWarn : c.timeout / 10;
   j["name"] = c.name;

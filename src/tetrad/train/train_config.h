@@ -24,6 +24,7 @@
 #include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
+#include "tetrad/train/loop/codec_charge.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
 
@@ -32,7 +33,7 @@ namespace tetrad::train {
 struct TrainConfig {
   // The taxonomy point.
   std::string sync = "bsp";
-  std::string arch = "allreduce:ring";
+  std::string arch = "allreduce:auto";
   std::string compress = "none";
   std::string sched = "none";
   // Workload.
@@ -52,6 +53,9 @@ struct TrainConfig {
   // (timing-only: collectives in closed form, transport/analytic_network.h).
   std::string engine = "simgrid";
   std::string compute = "measured";
+  // Compressor work on the clock (loop/codec_charge.h): auto, measured,
+  // none, profile:NAME|FILE.
+  std::string codecCost = "auto";
   std::vector<std::string> stragglers;  // RANK:FACTOR
   double computeNoise = 0;
   int threads = 1;  // LibTorch threads per rank (MPI); 1 on sim
@@ -114,6 +118,7 @@ struct ResolvedConfig {
   AllreduceAlgorithm allreduce = AllreduceAlgorithm::kRing;
   bool mpi = false;
   ComputeSpec compute;
+  CodecChargeSpec codecCharge;
   std::vector<Straggler> stragglers;
   PartitionSpec partition;
   LrScheduleSpec lrSchedule;
@@ -121,6 +126,7 @@ struct ResolvedConfig {
   uint64_t bucketBytes = 0;
   uint64_t psPartitionBytes = 0;
   NonFinitePolicy onNonFinite = NonFinitePolicy::kStop;
+  int64_t nonFiniteEvery = 1;  // stop:K's K
   // Threads of the ComputePool (1: passes inline, no pool); see above.
   int simThreads = 1;
   // SimGrid --cfg items the run uses: --sim-cfg's, plus network/optim:Full

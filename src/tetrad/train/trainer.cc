@@ -69,6 +69,18 @@ std::string TrainSummary::toJson() const {
                               {"iterations", compressionErrorSamples},
                               {"on", "rank 0's gradients"}};
   }
+  if (!allreduceNetwork.empty()) {
+    // allreduce:auto: the algorithm rank 0 ran per vector size.
+    nlohmann::ordered_json choices = nlohmann::ordered_json::array();
+    for (const AllreduceSelection& s : allreduceChoices) {
+      choices.push_back({{"floats", s.count},
+                         {"wire", toString(s.wire)},
+                         {"algorithm", toString(s.algorithm)},
+                         {"calls", s.calls},
+                         {"predicted_seconds", s.predictedSeconds}});
+    }
+    j["allreduce_auto"] = {{"network", allreduceNetwork}, {"choices", choices}};
+  }
   j["updates_applied"] = updatesApplied;
   nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
   for (const auto& [staleness, count] : stalenessHistogram) {
@@ -80,6 +92,21 @@ std::string TrainSummary::toJson() const {
   j["bytes_received_per_rank"] = bytesReceived;
   j["compute_time_per_rank"] = computeTime;
   j["comm_time_per_rank"] = commTime;
+  // Compressor work charged per rank (codec_charge.h), and per iteration:
+  // the workers' mean over the run's iterations.
+  j["codec_charge"] = codecCharge;
+  j["codec_time_per_rank"] = codecTime;
+  {
+    double workerCodec = 0;
+    int counted = 0;
+    for (size_t i = 0; i < codecTime.size() && i < roles.size(); ++i) {
+      if (roles[i] == "server") continue;
+      workerCodec += codecTime[i];
+      ++counted;
+    }
+    j["codec_time"] =
+        counted > 0 && iterations > 0 ? workerCodec / counted / double(iterations) : 0.0;
+  }
   // Bytes by role: the sum over the ranks of each role.
   nlohmann::ordered_json byRole = nlohmann::ordered_json::object();
   for (size_t i = 0; i < roles.size() && i < bytesSent.size(); ++i) {
@@ -123,8 +150,9 @@ std::string TrainSummary::toText() const {
   } else {
     text += fmt::format("  training time      {} wall\n", formatSeconds(trainTime));
   }
-  text += fmt::format("  per rank (mean)    compute {}, communication {}\n",
-                      formatSeconds(mean(computeTime)), formatSeconds(mean(commTime)));
+  text += fmt::format("  per rank (mean)    compute {}, codec {}, communication {}\n",
+                      formatSeconds(mean(computeTime)), formatSeconds(mean(codecTime)),
+                      formatSeconds(mean(commTime)));
   text += fmt::format("  bytes sent/rank    {} (received {})\n", formatBytes(mean(bytesSent)),
                       formatBytes(mean(bytesReceived)));
   if (!stalenessHistogram.empty()) {
@@ -183,8 +211,12 @@ TrainSummary summaryOf(const ResolvedConfig& config, const RankResult& r, Transp
     summary.bytesReceived.push_back(rank.bytesReceived);
     summary.computeTime.push_back(rank.computeTime);
     summary.commTime.push_back(rank.commTime);
+    summary.codecTime.push_back(rank.codecTime);
   }
   summary.stalenessHistogram = r.stalenessHistogram;
+  summary.allreduceNetwork = r.allreduceNetwork;
+  summary.codecCharge = config.codecCharge.describe();
+  summary.allreduceChoices = r.allreduceChoices;
   return summary;
 }
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/train_config.h"
 
@@ -58,6 +59,9 @@ struct TrainSummary {
   // Σ‖C(g) − g‖² / Σ‖g‖² over that many iterations; -1: not measured.
   double compressionError = -1;
   int64_t compressionErrorSamples = 0;
+  // allreduce:auto: the network it predicted on and rank 0's choices.
+  std::string allreduceNetwork;
+  std::vector<AllreduceSelection> allreduceChoices;
   // Forward/backward passes and optimizer steps run on the compute pool
   // (--sim-threads > 1, compute_pool.h); 0 when every pass ran inline.
   int64_t passesOnPool = 0;
@@ -67,6 +71,8 @@ struct TrainSummary {
   std::vector<std::string> roles;
   std::vector<uint64_t> bytesSent, bytesReceived;
   std::vector<double> computeTime, commTime;
+  std::vector<double> codecTime;  // encode/decode charged (loop/codec_charge.h)
+  std::string codecCharge;        // --codec-cost as resolved
   // Push-pull: staleness (clocks) -> number of applied updates.
   std::map<int64_t, int64_t> stalenessHistogram;
   // --timing-only (timing_trainer.h): no model, so accuracies and losses are

@@ -21,9 +21,15 @@ class AllreduceExchange final : public Exchange {
  public:
   AllreduceExchange(AllreduceAlgorithm algorithm, const ExchangeContext& context)
       : algorithm_(algorithm),
+        selector_(context.allreduceSelector),
+        codec_(context.codec),
         transport_(*context.workers),
         compressor_(makeCompressor(context.compress)),
         buckets_(context.buckets) {
+    TETRAD_CHECK(algorithm != AllreduceAlgorithm::kAuto || selector_ != nullptr, InvalidArgument,
+                 "rank {}: allreduce:auto needs the run's network (ExchangeContext::"
+                 "allreduceSelector)",
+                 transport_.rank());
     const Tag streams = Tag(kExchangeStreams) * Tag(buckets_.size());
     firstTag_ = context.tags->reserve(std::max<Tag>(1, streams) * kAggregateTagSpan,
                                       "the all-reduce exchange");
@@ -52,6 +58,15 @@ class AllreduceExchange final : public Exchange {
     AggregateOptions options;
     options.op = ReduceOp::kAverage;
     options.allreduce = algorithm_;
+    options.selector = selector_;
+    options.codec = codec_;
+    if (stream == ExchangeStream::kGradients && rider_ != nullptr) {
+      scanForRider(bucket, values);
+      if (++riderScanned_ == buckets_.size()) {
+        options.rider = rider_;
+        rider_ = nullptr;
+      }
+    }
     options.tag = firstTag_ + Tag(s * buckets_.size() + bucket) * kAggregateTagSpan;
     // Stall reports name the bucket and its tensors (transport/diagnostics.h).
     const ActivityLabel label(transport_, options.tag, kAggregateTagSpan,
@@ -60,18 +75,43 @@ class AllreduceExchange final : public Exchange {
     aggregate(transport_, *compressor_, values, states_[s][bucket], options);
   }
 
+  bool armRider(GuardRider* rider) override {
+    // Custom protocols (majority vote, gTop-k, PowerSGD) have no place for it.
+    if (compressor_->aggregation() == Aggregation::kCustom || buckets_.empty()) return false;
+    rider_ = rider;
+    riderScanned_ = 0;
+    return true;
+  }
+
   ByteBuffer saveState() override { return saveCompressorStates(states_); }
   void loadState(ConstBytes state) override {
     loadCompressorStates(state, states_, fmt::format("rank {}: {}", transport_.rank(), spec()));
   }
 
  private:
+  // This rank's first non-finite element of the gradient, by flat offset.
+  void scanForRider(size_t bucket, std::span<const float> values) {
+    bool isInf = false;
+    const int64_t bad = scanNonFinite(values, &isInf);
+    if (bad < 0) return;
+    const int64_t offset = int64_t(buckets_[bucket].offset) + bad;
+    if (rider_->firstBad < 0 || offset < rider_->firstBad) {
+      rider_->firstBad = offset;
+      rider_->firstBadIsInf = isInf;
+    }
+    rider_->word = 1.0f;
+  }
+
   AllreduceAlgorithm algorithm_;
+  const AllreduceSelector* selector_;
+  CodecClock* codec_;
   Transport& transport_;
   CompressorPtr compressor_;
   std::vector<BucketRange> buckets_;
   std::vector<CompressorState> states_[kExchangeStreams];
   Tag firstTag_ = 0;
+  GuardRider* rider_ = nullptr;  // armed for this iteration's gradients
+  size_t riderScanned_ = 0;      // gradient buckets averaged since armed
 };
 
 }  // namespace

@@ -36,9 +36,23 @@ uint32_t codeOf(size_t tensor, bool infinite) {
 
 NonFinitePolicy parseNonFinitePolicy(std::string_view text) {
   if (text == "stop") return NonFinitePolicy::kStop;
+  if (text.starts_with("stop:")) {
+    parseNonFiniteEvery(text);
+    return NonFinitePolicy::kStop;
+  }
   if (text == "skip") return NonFinitePolicy::kSkip;
   if (text == "off") return NonFinitePolicy::kOff;
-  TETRAD_FAIL(InvalidArgument, "invalid --on-nonfinite '{}': use stop, skip or off", text);
+  TETRAD_FAIL(InvalidArgument, "invalid --on-nonfinite '{}': use stop, stop:K, skip or off", text);
+}
+
+int64_t parseNonFiniteEvery(std::string_view text) {
+  if (!text.starts_with("stop:")) return 1;
+  const std::string k(text.substr(5));
+  char* end = nullptr;
+  const long long every = k.empty() ? 0 : std::strtoll(k.c_str(), &end, 10);
+  TETRAD_CHECK(!k.empty() && end != nullptr && *end == '\0' && every >= 1, InvalidArgument,
+               "invalid --on-nonfinite '{}': K of stop:K must be an integer >= 1", text);
+  return every;
 }
 
 std::string toString(NonFinitePolicy policy) {
@@ -74,8 +88,8 @@ uint32_t nonFiniteCode(double loss, std::span<const float> gradients,
 }
 
 NonFiniteGuard::NonFiniteGuard(Transport& workers, Tag tag, std::vector<ParameterSlot> slots,
-                               NonFinitePolicy policy)
-    : workers_(workers), tag_(tag), slots_(std::move(slots)), policy_(policy) {
+                               NonFinitePolicy policy, int64_t every)
+    : workers_(workers), tag_(tag), slots_(std::move(slots)), policy_(policy), every_(every) {
   // Codes travel as floats: exact below 2^24.
   TETRAD_CHECK(2 * slots_.size() + 4 < (size_t(1) << 24), Unsupported,
                "the non-finite guard names at most 2^23 tensors, the model has {}", slots_.size());
@@ -89,6 +103,17 @@ NonFiniteGuard::NonFiniteGuard(Transport& workers, Tag tag, std::vector<Paramete
     injectIteration_ = iteration;
     injectInf_ = fields == 3 && std::string_view(kind) == "inf";
   }
+}
+
+uint32_t NonFiniteGuard::codeAt(double loss, int64_t firstBad, bool isInf) const {
+  if (!std::isfinite(loss)) return codeOf(0, std::isinf(loss));
+  if (firstBad < 0) return 0;
+  size_t offset = 0;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    offset += slots_[s].count;
+    if (size_t(firstBad) < offset) return codeOf(1 + s, isInf);
+  }
+  return codeOf(1 + slots_.size(), false);
 }
 
 NonFiniteFinding NonFiniteGuard::findingOf(int rank, uint32_t code) const {
@@ -128,8 +153,7 @@ std::optional<NonFiniteFinding> NonFiniteGuard::agree(int64_t iteration, double 
                                                       bool stopRequested,
                                                       std::optional<uint32_t> scanned) {
   const bool injected = inject(iteration, gradients);
-  const uint32_t code =
-      scanned && !injected ? *scanned : nonFiniteCode(loss, gradients, slots_);
+  const uint32_t code = scanned && !injected ? *scanned : nonFiniteCode(loss, gradients, slots_);
   const float mine = float(code * 2 + (stopRequested ? 1 : 0));
   std::vector<float> codes(size_t(workers_.size()), 0.0f);
   allgather(workers_, std::span<const float>(&mine, 1), codes,

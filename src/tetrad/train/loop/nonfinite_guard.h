@@ -14,9 +14,24 @@
 //         "diverged" and the command exits non-zero with that one line;
 //   skip  no exchange and no optimizer step for that iteration on any worker
 //         (as AMP's loss scaler skips a step); the skips are counted.
-// Cost: one recursive-doubling all-gather of one float per worker,
-// ⌈log2 W⌉·α + 4(W-1)·β per iteration (+2α when W is not a power of two),
-// counted as communication time and traffic like any exchange.
+// Cost of skip, and of stop where nothing carries its word: one
+// recursive-doubling all-gather of one float per worker, ⌈log2 W⌉·α +
+// 4(W-1)·β per iteration (+2α when W is not a power of two), counted as
+// communication time and traffic like any exchange; "stop:K" runs it every
+// K iterations only (a non-finite value is then caught up to K − 1
+// iterations late, the parameters of the last K − 1 steps may be lost).
+//
+// stop rides on the exchange where it can (compress/guard_rider.h): on an
+// iteration whose gradients go through an all-reduce exchange with a
+// summable or gather compressor, outside overlapped schedules, each worker
+// arms a word (1: a non-finite loss or gradient, or a stop request) that the
+// exchange carries to everyone as one bucket element or a packet header
+// field; the round above runs only when the sum is not zero, to name rank,
+// tensor and kind. A finite iteration then sends no message of its own. The
+// decision is taken after the exchange and before the optimizer step, so
+// the parameters still stay the last finite ones (the compressor's state,
+// e.g. an error-feedback residual, has seen the non-finite values; the run
+// stops). skip must decide before anything is exchanged: it keeps its round.
 //
 // Test hook: TETRAD_TEST_NONFINITE=RANK:ITERATION[:inf] writes a NaN (or
 // +Inf) into the first gradient of worker RANK at ITERATION (numbered from
@@ -45,10 +60,14 @@ namespace tetrad::train {
 
 enum class NonFinitePolicy { kStop, kSkip, kOff };
 
-// "stop", "skip" or "off" (no check and no agreement: timing studies that
-// must not pay its all-gather); InvalidArgument naming --on-nonfinite
-// otherwise.
+// "stop", "stop:K", "skip" or "off" (no check and no agreement: timing
+// studies that must not pay its all-gather); InvalidArgument naming
+// --on-nonfinite otherwise.
 NonFinitePolicy parseNonFinitePolicy(std::string_view text);
+// K of "stop:K" (iterations between the guard's own rounds where its word
+// cannot ride on the exchange, below), 1 for every other policy;
+// InvalidArgument for K < 1 or not an integer.
+int64_t parseNonFiniteEvery(std::string_view text);
 std::string toString(NonFinitePolicy policy);
 
 // The first non-finite value one worker found.
@@ -70,9 +89,19 @@ class NonFiniteGuard {
   // `workers`: the transport of the W workers; tags [tag, tag +
   // kCollectiveTagSpan) are the guard's own.
   NonFiniteGuard(Transport& workers, Tag tag, std::vector<ParameterSlot> slots,
-                 NonFinitePolicy policy);
+                 NonFinitePolicy policy, int64_t every = 1);
 
   NonFinitePolicy policy() const { return policy_; }
+  // stop:K's K (1 otherwise): does iteration `iteration` (from 1) run the
+  // guard's own round when nothing carries its word?
+  bool roundDue(int64_t iteration) const { return every_ <= 1 || iteration % every_ == 0; }
+  // The test hook (below) before a ridden exchange: true when it wrote.
+  bool injectForTest(int64_t iteration, std::span<float> gradients) const {
+    return inject(iteration, gradients);
+  }
+  // nonFiniteCode() of a loss and of the first non-finite gradient element
+  // at flat offset `firstBad` (-1: none), as a ridden exchange found it.
+  uint32_t codeAt(double loss, int64_t firstBad, bool isInf) const;
   // Collective (every worker, every iteration): the lowest rank's finding,
   // or nothing when every worker's values are finite.
   // `iteration` counts from 1.
@@ -109,6 +138,7 @@ class NonFiniteGuard {
   Tag tag_;
   std::vector<ParameterSlot> slots_;
   NonFinitePolicy policy_;
+  int64_t every_ = 1;
   int64_t skipped_ = 0;
   bool stopAgreed_ = false;
   int injectRank_ = -1;  // test hook (see above)

@@ -25,6 +25,7 @@ OverlappedIteration::OverlappedIteration(const OverlapParts& parts)
       pipeline_(*parts.world, *parts.exchange, parts.compute->gradients(),
                 std::vector<BucketRange>(parts.buckets.begin(), parts.buckets.end()),
                 parts.compute->slots(), parts.slotStage) {
+  codecBefore_ = meter_.codecTime();
   for (int s = 0; s < stages_; ++s) stageFlopsTotal_ += compute_.stageFlops(s);
   compute_.onGradientReady([this](size_t slot) {
     fired_.push_back(slot);
@@ -42,8 +43,11 @@ OverlappedIteration::~OverlappedIteration() {
 }
 
 void OverlappedIteration::accountComm() {
-  meter_.addComm(pipeline_.busySeconds() - busyBefore_);
+  // The task's busy time less the codec work it was charged meanwhile.
+  const double codec = meter_.codecTime();
+  meter_.addComm(std::max(0.0, pipeline_.busySeconds() - busyBefore_ - (codec - codecBefore_)));
   busyBefore_ = pipeline_.busySeconds();
+  codecBefore_ = codec;
   const std::vector<UnitTiming> timings = pipeline_.takeTimings();
   if (!timeline_.enabled()) return;
   for (const UnitTiming& t : timings) {

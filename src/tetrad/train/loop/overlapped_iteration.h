@@ -116,8 +116,9 @@ class OverlappedIteration {
   double backwardMeasured_ = 0;
 
   double busyBefore_ = 0;
-  double mark_ = 0;      // start of the next compute-track event
-  int64_t current_ = 0;  // the iteration events belong to
+  double codecBefore_ = 0;  // the meter's codec time at the last accounting
+  double mark_ = 0;         // start of the next compute-track event
+  int64_t current_ = 0;     // the iteration events belong to
   bool stepPending_ = false;
   double pendingLr_ = 0;
   std::vector<double> lastForward_;  // measured: iteration i−1's charged stage times

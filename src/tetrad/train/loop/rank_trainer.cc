@@ -15,6 +15,7 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_pool.h"
+#include "tetrad/train/loop/allreduce_choice.h"
 #include "tetrad/train/loop/consensus.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
@@ -149,7 +150,15 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.slotStage = plan.slotStage;
   const std::vector<ParameterSlot>& slots = plan.slots;
 
+  r.allreduceSelector =
+      makeRunAllreduceSelector(config_, world_, worker ? r.group : nullptr, r.workers, r.tags,
+                               world_.carriesPayload() ? nullptr : source_.payloadFreeTables());
+  if (config_.codecCharge.mode != CodecChargeSpec::Mode::kNone) {
+    r.codecClock = std::make_unique<RankCodecClock>(world_, config_.codecCharge);
+  }
   ExchangeContext context;
+  context.allreduceSelector = r.allreduceSelector.get();
+  context.codec = r.codecClock.get();
   context.world = &world_;
   context.workers = r.group;
   context.workerCount = r.workers;
@@ -189,7 +198,8 @@ RankResult RankTrainer::run(bool keepParameters) {
       for (size_t i = 0; i < testSamples; ++i) r.fullTestSet.push_back(int64_t(i));
     }
     if (config_.onNonFinite != NonFinitePolicy::kOff) {
-      r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite);
+      r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite,
+                                                 config_.nonFiniteEvery);
     }
     r.exchange->start(r.compute->parameters());
     // The compressor on real gradients (ω/δ for the advisor): rank 0 of a
@@ -202,6 +212,7 @@ RankResult RankTrainer::run(bool keepParameters) {
     setUpCheckpoints(r);
     // Set-up (the initial broadcast, seeding the servers) is not training.
     r.meter = std::make_unique<RunMeter>(world_);
+    if (r.codecClock) r.codecClock->attach(r.meter.get(), r.timeline.get());
     if (!c.resume.empty()) restoreCheckpoint(r);
     if (pushPull) {
       runPushPull(r);
@@ -252,6 +263,10 @@ RankResult RankTrainer::run(bool keepParameters) {
     r.result.compressionErrorSamples = r.errorProbe->samples();
   }
   r.result.wallTime = r.meter->wallTime();
+  if (r.allreduceSelector) {
+    r.result.allreduceNetwork = r.allreduceSelector->source();
+    r.result.allreduceChoices = r.allreduceSelector->selections();
+  }
   // Every rank's timeline to rank 0, which writes timeline.json (after the
   // clocks are read: not training time).
   // (Payload-free runs carry no events: resolveConfig() refuses a timeline

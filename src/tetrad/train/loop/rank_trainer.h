@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/record/run_meter.h"
@@ -81,6 +82,10 @@ struct RankResult {
   // over `compressionErrorSamples` iterations (gradient_error.h); -1: not measured.
   double compressionError = -1;
   int64_t compressionErrorSamples = 0;
+  // allreduce:auto: the network its choices were predicted on, and rank 0's
+  // choice per vector size (allreduce_auto.h); empty otherwise.
+  std::string allreduceNetwork;
+  std::vector<AllreduceSelection> allreduceChoices;
 };
 
 class RankTrainer {
@@ -133,6 +138,12 @@ class RankTrainer {
                  std::optional<uint32_t> scanned = std::nullopt);
   // Push-pull: this worker's own check before its update is pushed.
   void guardPushPull(Run& run, int64_t iteration, double loss);
+  // stop's word on this iteration's gradient exchange (nonfinite_guard.h):
+  // true when the exchange will carry it (then guardAfterRide() decides,
+  // after the exchange), false when the guard must run guardStep() first.
+  bool armGuardRider(Run& run, int64_t iteration, double loss);
+  // After a ridden exchange: the guard's round only when some rank reported.
+  void guardAfterRide(Run& run, int64_t iteration, double loss);
   // Checkpoints and stop signals (rank_trainer_checkpoint.cc).
   void setUpCheckpoints(Run& run);
   // Collective over the workers, at the first checkpoint: false when there

@@ -47,23 +47,30 @@ void RankTrainer::evaluate(Run& r, int64_t iteration, bool passesOnPool) {
   double own = -1;
   if (mixes && world_.rank() == 0) {
     own = compute
-              .evaluate(r.fullTestSet, *alone, {config_.allreduce, ReduceOp::kSum, r.evalTag},
+              .evaluate(r.fullTestSet, *alone,
+                        {config_.allreduce, ReduceOp::kSum, r.evalTag, WirePrecision::kFloat32,
+                         r.allreduceSelector.get()},
                         runLocal)
               .accuracy;
   }
   std::vector<float> mine;
   if (mixes && r.sync->mode() == SyncMode::kPushPull) {
-    r.lastConsensus =
-        consensusDistance(*r.group, params, {config_.allreduce, ReduceOp::kSum, r.consensusTag});
+    r.lastConsensus = consensusDistance(*r.group, params,
+                                        {config_.allreduce, ReduceOp::kSum, r.consensusTag,
+                                         WirePrecision::kFloat32, r.allreduceSelector.get()});
   }
   if (mixes) {
     const std::vector<float> average =
-        averageModel(*r.group, params, {config_.allreduce, ReduceOp::kAverage, r.consensusTag});
+        averageModel(*r.group, params,
+                     {config_.allreduce, ReduceOp::kAverage, r.consensusTag,
+                      WirePrecision::kFloat32, r.allreduceSelector.get()});
     mine.assign(params.begin(), params.end());
     std::copy(average.begin(), average.end(), params.begin());
   }
   const EvalResult e = compute.evaluate(r.testShard, *group,
-                                        {config_.allreduce, ReduceOp::kSum, r.evalTag}, runLocal);
+                                        {config_.allreduce, ReduceOp::kSum, r.evalTag,
+                                         WirePrecision::kFloat32, r.allreduceSelector.get()},
+                                        runLocal);
   if (mixes) std::copy(mine.begin(), mine.end(), params.begin());
   r.meter->endEval();
   r.lastEval = iteration;
@@ -93,7 +100,8 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   if (line && mixes) {
     r.meter->beginEval();
     r.lastConsensus = consensusDistance(*r.group, r.compute->parameters(),
-                                        {config_.allreduce, ReduceOp::kSum, r.consensusTag});
+                                        {config_.allreduce, ReduceOp::kSum, r.consensusTag,
+                                         WirePrecision::kFloat32, r.allreduceSelector.get()});
     r.meter->endEval();
   }
   if (!recorder_) return;

@@ -117,6 +117,7 @@ void RankTrainer::runCollective(Run& r) {
   }
   int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
+    if (r.codecClock) r.codecClock->setIteration(iteration);
     const double lr = r.schedule->at(iteration);
     SyncPoint point = r.sync->at(iteration);
     if (mixes && point.reduceGradients) point = {false, true};
@@ -124,8 +125,18 @@ void RankTrainer::runCollective(Run& r) {
     const BatchOutcome batch = computeBatch(r, iteration, mark);
     r.timeline->add(TimelineTrack::kCompute, "forward+backward", "compute", mark, world_.now(),
                     iteration);
-    // Non-finite loss or gradient on any worker: every worker skips or stops.
-    const bool skip = guardStep(r, iteration, batch.loss, batch.nonFiniteScan);
+    // The guard's test hook (nonfinite_guard.h) acts whether or not a check
+    // runs this iteration (stop:K).
+    if (r.guard && r.compute->computesValues()) {
+      r.guard->injectForTest(iteration + 1, r.compute->gradients());
+    }
+    // Non-finite loss or gradient on any worker: every worker skips or stops
+    // — decided after the exchange where stop's word rides on it, else now.
+    const bool rides = point.reduceGradients && armGuardRider(r, iteration, batch.loss);
+    bool skip = false;
+    if (!rides && r.guard && r.guard->roundDue(iteration + 1)) {
+      skip = guardStep(r, iteration, batch.loss, batch.nonFiniteScan);
+    }
     if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};
     if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
@@ -139,7 +150,7 @@ void RankTrainer::runCollective(Run& r) {
     }
 
     if (point.reduceGradients) {
-      const double start = world_.now();
+      const double start = world_.now(), codecStart = r.meter->codecTime();
       double from = start;
       for (size_t b = 0; b < r.buckets.size(); ++b) {
         r.exchange->average(ExchangeStream::kGradients, b,
@@ -150,21 +161,23 @@ void RankTrainer::runCollective(Run& r) {
                           to, iteration, r.buckets[b].count * sizeof(float), int64_t(b));
         from = to;
       }
-      r.meter->addComm(world_.now() - start);
+      r.meter->addCommSince(start, codecStart);
+      if (rides) guardAfterRide(r, iteration, batch.loss);
+      if (r.result.status != RunStatus::kFinished) break;
     }
     mark = world_.now();
     if (!skip) applyStep(r, lr);
     r.timeline->add(TimelineTrack::kCompute, "optimizer", "optimizer", mark, world_.now(),
                     iteration);
     if (point.averageModels && mixes) {
-      const double start = world_.now();
+      const double start = world_.now(), codecStart = r.meter->codecTime();
       r.exchange->mixModels(params, r.mixSteps++);
-      r.meter->addComm(world_.now() - start);
+      r.meter->addCommSince(start, codecStart);
       r.timeline->add(TimelineTrack::kCommunication, "gossip", "comm", start, world_.now(),
                       iteration);
     } else if (point.averageModels) {
       // Local SGD: average the change since the last average, then move on.
-      const double start = world_.now();
+      const double start = world_.now(), codecStart = r.meter->codecTime();
       change.resize(params.size());
       for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
       for (size_t b = 0; b < r.buckets.size(); ++b) {
@@ -174,7 +187,7 @@ void RankTrainer::runCollective(Run& r) {
       }
       for (size_t i = 0; i < params.size(); ++i) params[i] = anchor[i] + change[i];
       std::copy(params.begin(), params.end(), anchor.begin());
-      r.meter->addComm(world_.now() - start);
+      r.meter->addCommSince(start, codecStart);
       r.timeline->add(TimelineTrack::kCommunication, "model average", "comm", start, world_.now(),
                       iteration);
     } else if (!anchor.empty() && point.reduceGradients) {
@@ -204,6 +217,7 @@ void RankTrainer::runPushPull(Run& r) {
   int64_t& global = r.global;  // checkpointed
   while (true) {
     const double lr = r.schedule->at(std::min(global, r.total - 1));
+    if (r.codecClock) r.codecClock->setIteration(step);
     double computeStart = 0;
     // AD-PSGD's passive task mixes into the model while the worker computes:
     // the pass must see the model as it is when it starts (inline).
@@ -214,11 +228,11 @@ void RankTrainer::runPushPull(Run& r) {
     r.timeline->add(TimelineTrack::kCompute, "forward+backward+optimizer", "compute", computeStart,
                     world_.now(), step);
 
-    const double start = world_.now();
+    const double start = world_.now(), codecStart = r.meter->codecTime();
     for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
     const PullResult pull = r.exchange->pushPull(change, params);
     std::copy(params.begin(), params.end(), anchor.begin());
-    r.meter->addComm(world_.now() - start);
+    r.meter->addCommSince(start, codecStart);
     r.timeline->add(TimelineTrack::kCommunication, "push/pull", "comm", start, world_.now(), step);
     ++step;
     if (pull.staleness >= 0) r.meter->addStaleness(pull.staleness);

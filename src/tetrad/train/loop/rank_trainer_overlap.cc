@@ -38,13 +38,14 @@ void RankTrainer::runOverlapped(Run& r) {
 
   int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
+    if (r.codecClock) r.codecClock->setIteration(iteration);
     const double lr = r.schedule->at(iteration);
     const ForwardOutcome forward = overlap.forwardBackward(iteration);
     // The guard reads the gradients, which the task may still be averaging
     // in place: it waits for the exchange first (with priority this gives up
     // the next forward's overlap; --on-nonfinite off keeps it).
     bool skip = false;
-    if (r.guard) {
+    if (r.guard && r.guard->roundDue(iteration + 1)) {
       overlap.waitForUnits();
       skip = guardStep(r, iteration, forward.loss);
       if (r.result.status != RunStatus::kFinished) break;

@@ -5,11 +5,13 @@
 #include <vector>
 
 #include "tetrad/arch/registry.h"
+#include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/compute/compute_pool.h"
 #include "tetrad/train/compute/worker_compute.h"
+#include "tetrad/train/loop/codec_charge.h"
 #include "tetrad/train/loop/gradient_error.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
@@ -27,7 +29,14 @@ struct RankTrainer::Run {
   TagSpace tags;
   Tag broadcastTag = 0, evalTag = 0, totalsTag = 0, consensusTag = 0, guardTag = 0;
   std::unique_ptr<NonFiniteGuard> guard;  // workers
-  std::unique_ptr<Timeline> timeline;     // every rank (events of workers)
+  // allreduce:auto's choice per message (null for other archs); every
+  // all-reduce of the run names it.
+  std::unique_ptr<AllreduceSelector> allreduceSelector;
+  // Where compressor work is charged (codec_charge.h); null with
+  // --codec-cost none.
+  std::unique_ptr<RankCodecClock> codecClock;
+  GuardRider rider;                    // the guard's word on the exchange (nonfinite_guard.h)
+  std::unique_ptr<Timeline> timeline;  // every rank (events of workers)
   Tag timelineTag = 0;
   std::unique_ptr<WorkerCompute> compute;  // workers: what computes (worker_compute.h)
   SyncPolicyPtr sync;

@@ -40,16 +40,8 @@ std::vector<double> plannedBackwardSeconds(double batchSeconds, const std::vecto
   return seconds;
 }
 
-namespace {
-
-struct AlphaBeta {
-  double alpha = 0, beta = 0;
-};
-
-// Rank 0 times ring all-reduces of two sizes among the workers; every rank
-// of the world gets its α and β.
-AlphaBeta calibrate(Transport& world, Transport* workers, int workerCount, Tag tag,
-                    PayloadFreeTables* tables) {
+MeasuredAlphaBeta measureAlphaBeta(Transport& world, Transport* workers, int workerCount, Tag tag,
+                                   PayloadFreeTables* tables) {
   std::array<double, 2> fitted{0, 0};
   if (workers != nullptr && workerCount > 1) {
     const size_t small = 64, large = size_t(1) << 20;  // floats: 256 B and 4 MiB
@@ -76,14 +68,12 @@ AlphaBeta calibrate(Transport& world, Transport* workers, int workerCount, Tag t
   return {fitted[0], fitted[1]};
 }
 
-}  // namespace
-
 sched::CommCost messageCost(const ResolvedConfig& config, Transport& world, Transport* workers,
                             int workerCount, Tag tag, PayloadFreeTables* tables) {
   // Measured rather than read from the spec: SimGrid's network model scales
   // latencies and bandwidths (LV08: ×13.01 and ×0.97), routes cross several
   // links, and under MPI there is no spec at all.
-  const AlphaBeta link = calibrate(world, workers, workerCount, tag, tables);
+  const MeasuredAlphaBeta link = measureAlphaBeta(world, workers, workerCount, tag, tables);
   const std::string source = "calibrated";
   const int p = workerCount;
   const ArchShape& arch = config.arch;

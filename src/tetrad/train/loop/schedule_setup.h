@@ -50,6 +50,16 @@ std::vector<double> plannedBackwardSeconds(double batchSeconds, const std::vecto
 sched::CommCost messageCost(const ResolvedConfig& config, Transport& world, Transport* workers,
                             int workerCount, Tag tag, PayloadFreeTables* tables = nullptr);
 
+// α and β of the run's own network, measured: rank 0 times ring all-reduces
+// of 256 B and 4 MiB among the workers (median of 3) and broadcasts the fit
+// of 2(p−1)α + 2(p−1)/p·bβ; every rank of `world` calls it, with a tag
+// range of two kCollectiveTagSpan. Set-up time, not training.
+struct MeasuredAlphaBeta {
+  double alpha = 0, beta = 0;
+};
+MeasuredAlphaBeta measureAlphaBeta(Transport& world, Transport* workers, int workerCount, Tag tag,
+                                   PayloadFreeTables* tables = nullptr);
+
 // Broadcasts `values` from rank 0 of `world` (binomial tree, `tag`); with
 // `tables` and a payload-free world, the values travel through the tables
 // while the same messages are sent.

@@ -1,5 +1,7 @@
 #include "tetrad/train/record/run_meter.h"
 
+#include <algorithm>
+
 #include "tetrad/collectives/allgather.h"
 #include "tetrad/core/bytes.h"
 #include "tetrad/core/error.h"
@@ -80,6 +82,10 @@ double RunMeter::windowAccuracy() const {
   return windowSamples_ > 0 ? windowCorrect_ / windowSamples_ : lastAccuracy_;
 }
 
+void RunMeter::addCommSince(double start, double codecAtStart) {
+  commTime_ += std::max(0.0, world_.now() - start - (codecTime() - codecAtStart));
+}
+
 MetricsRecord RunMeter::record(const char* kind, int64_t iteration, double epoch) {
   MetricsRecord r;
   r.kind = kind;
@@ -91,6 +97,7 @@ MetricsRecord RunMeter::record(const char* kind, int64_t iteration, double epoch
   r.bytesReceived = bytesReceived();
   r.computeTime = computeTime_;
   r.commTime = commTime_;
+  r.codecTime = codecTime_.load();
   if (std::string_view(kind) == "train") {
     r.loss = windowLoss();
     r.accuracy = windowAccuracy();
@@ -114,6 +121,7 @@ RankTotals RunMeter::totals(RankRole role) const {
   t.bytesReceived = bytesReceived();
   t.computeTime = computeTime_;
   t.commTime = commTime_;
+  t.codecTime = codecTime_.load();
   return t;
 }
 
@@ -127,6 +135,7 @@ ByteBuffer RunMeter::saveState() const {
   out.put(wallTime());
   out.put(bytesSent());
   out.put(bytesReceived());
+  out.put(codecTime_.load());
   for (double value : {computeTime_, commTime_, windowLoss_, windowCorrect_, windowSamples_,
                        windowStaleness_, windowUpdates_, lastLoss_, lastAccuracy_}) {
     out.put(value);
@@ -151,6 +160,7 @@ void RunMeter::loadState(ConstBytes state) {
   sentAtStart_ = world_.traffic().totalBytesSent() - sent;
   receivedAtStart_ = world_.traffic().totalBytesReceived() - received;
   evalSent_ = evalReceived_ = 0;
+  codecTime_ = in.get<double>("codec time");
   for (double* value : {&computeTime_, &commTime_, &windowLoss_, &windowCorrect_, &windowSamples_,
                         &windowStaleness_, &windowUpdates_, &lastLoss_, &lastAccuracy_}) {
     *value = in.get<double>("meter total");
@@ -167,6 +177,7 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
   writer.put(mine.bytesReceived);
   writer.put(mine.computeTime);
   writer.put(mine.commTime);
+  writer.put(mine.codecTime);
   writer.put(mine.updatesApplied);
   putCounts(writer, mine.stalenessHistogram);
   std::vector<RankTotals> all;
@@ -181,6 +192,7 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
     t.bytesReceived = reader.get<uint64_t>("bytes received");
     t.computeTime = reader.get<double>("compute time");
     t.commTime = reader.get<double>("communication time");
+    t.codecTime = reader.get<double>("codec time");
     t.updatesApplied = reader.get<int64_t>("updates applied");
     t.stalenessHistogram = getCounts(reader, "staleness histogram");
     reader.expectEnd("run totals");

@@ -12,6 +12,7 @@
 // Thread-safety: one meter per rank, used by that rank's worker.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -30,6 +31,7 @@ struct RankTotals {
   RankRole role = RankRole::kWorker;
   uint64_t bytesSent = 0, bytesReceived = 0;
   double computeTime = 0, commTime = 0;
+  double codecTime = 0;                           // encode/decode charged (loop/codec_charge.h)
   int64_t updatesApplied = 0;                     // servers (partition 0)
   std::map<int64_t, int64_t> stalenessHistogram;  // servers (partition 0)
 };
@@ -40,6 +42,13 @@ class RunMeter {
 
   void addCompute(double seconds) { computeTime_ += seconds; }
   void addComm(double seconds) { commTime_ += seconds; }
+  // Compressor work charged to this rank (loop/codec_charge.h); the loop
+  // leaves it out of the communication time it brackets.
+  void addCodec(double seconds) { codecTime_.fetch_add(seconds); }
+  // The exchange that began at `start` (engine seconds), when codecTime()
+  // was `codecAtStart`, and ends now: its time minus the codec time charged
+  // meanwhile goes to communication.
+  void addCommSince(double start, double codecAtStart);
   // The metrics window: one batch's outcome.
   void addBatch(double meanLoss, double correct, int batchSize);
   // Staleness of one of this rank's updates (push-pull), for the window.
@@ -55,6 +64,7 @@ class RunMeter {
   double wallTime() const;   // wall seconds since the start, evaluation excluded
   double computeTime() const { return computeTime_; }
   double commTime() const { return commTime_; }
+  double codecTime() const { return codecTime_.load(); }
   uint64_t bytesSent() const;
   uint64_t bytesReceived() const;
   bool windowEmpty() const { return windowSamples_ == 0; }
@@ -80,6 +90,8 @@ class RunMeter {
   Clock::time_point wallStart_;
   uint64_t sentAtStart_, receivedAtStart_;  // set-up traffic before the meter
   double computeTime_ = 0, commTime_ = 0, evalTime_ = 0, evalWall_ = 0;
+  // Added by the rank's communication task too (overlapped schedules).
+  std::atomic<double> codecTime_ = 0;
   uint64_t evalSent_ = 0, evalReceived_ = 0;
   double evalStart_ = 0;
   Clock::time_point evalWallStart_;

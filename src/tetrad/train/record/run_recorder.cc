@@ -80,6 +80,7 @@ void RunRecorder::record(const MetricsRecord& r) {
   j["bytes_received"] = r.bytesReceived;
   j["compute_time"] = r.computeTime;
   j["comm_time"] = r.commTime;
+  j["codec_time"] = r.codecTime;
   if (r.consensusDistance >= 0) j["consensus_distance"] = r.consensusDistance;
   if (r.ownAccuracy >= 0) j["rank0_accuracy"] = r.ownAccuracy;
   if (r.skippedSteps >= 0) j["skipped_steps"] = r.skippedSteps;

@@ -36,6 +36,7 @@ struct MetricsRecord {
   uint64_t bytesReceived = 0;
   double computeTime = 0;
   double commTime = 0;
+  double codecTime = 0;
   // Push-pull (ssp/asp), train lines: staleness of this rank's updates
   // since the previous line (mean and max); absent when < 0.
   double meanStaleness = -1;

@@ -152,6 +152,8 @@ TrainConfig configOfJson(const Json& j, const std::string& file) {
   c.maxIters = field<int64_t>(j, "max_iters", file);
   c.targetAccuracy = field<double>(j, "target_accuracy", file);
   c.onNonFinite = field<std::string>(j, "on_nonfinite", file);
+  // Runs from before codec charging recorded no codec_cost: they charged none.
+  c.codecCost = j.value("codec_cost", std::string("none"));
   c.timingOnly = j.value("timing_only", false);
   // The network model: a name config.json records (lv08, cm02,
   // profile:FILE) is chosen again, and the --sim-cfg items it did not add
@@ -206,6 +208,11 @@ RetimeResult retimeRun(const RetimeRequest& request) {
                  "retime: {} charged measured compute times (--compute {}): give a compute "
                  "model with --compute fixed:DURATION or flops:GFLOPS",
                  request.run, c.compute);
+  }
+  if (!request.codecCost.empty()) {
+    c.codecCost = request.codecCost;
+  } else if (c.codecCost == "measured" || c.codecCost == "auto") {
+    c.codecCost = std::string("profile:") + model::kDefaultCodecProfile;
   }
   const int ranks = field<int>(config, "workers", "config.json") +
                     field<int>(config, "server_ranks", "config.json");

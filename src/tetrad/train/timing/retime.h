@@ -39,7 +39,11 @@ struct RetimeRequest {
   std::string cluster;   // "sim:..." (required)
   std::string netModel;  // "": the run's; else lv08 | cm02 | profile:FILE
   std::string compute;   // "": the run's; else fixed:D | flops:G
-  std::string out;       // keep the timing-only run here; "": a temporary folder, removed
+  // "": the run's --codec-cost, where a measured charge (which a timing-only
+  // replay cannot measure) becomes the host-CPU profile; else as
+  // tetrad train's --codec-cost (train/loop/codec_charge.h).
+  std::string codecCost;
+  std::string out;  // keep the timing-only run here; "": a temporary folder, removed
   // Write `out` as a run folder of the original method on the new network
   // (retimed_run_folder.h), the timing-only run in out/timing-only/.
   bool asRun = false;
