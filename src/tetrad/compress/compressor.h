@@ -176,6 +176,12 @@ class Compressor {
   // Nominal wire bits per element for a tensor of `count` elements, header
   // included (for docs, tests and the analytic cost model).
   virtual double bitsPerElement(size_t count) const = 0;
+  // The same for a bucket of `count` elements that `state` describes (its
+  // layout): TernGrad sends one scale per tensor. Default: bitsPerElement().
+  virtual double bucketBitsPerElement(const CompressorState& state, size_t count) const {
+    (void)state;
+    return bitsPerElement(count);
+  }
   // True when E[decode(encode(x))] == x.
   virtual bool unbiased() const { return false; }
   // A compressor whose packets shrink over its first steps (DGC's density
