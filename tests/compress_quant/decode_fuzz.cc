@@ -80,9 +80,7 @@ std::vector<std::vector<uint8_t>> seedCorpus() {
   const Target& t = target();
   for (size_t index = 0; index < t.compressors.size(); ++index) {
     for (size_t n : {0, 1, 17, 300, 1000, 4097}) {
-      tetrad::CompressorState state;
-      state.seed = 7;
-      state.shape = tetrad::testing::fuzzShape(n);
+      tetrad::CompressorState state = tetrad::testing::fuzzState(t.specs[index], n);
       std::vector<float> x = tetrad::testing::gaussian(n, n);
       ByteBuffer packet = t.compressors[index]->encode(x, state).bytes;
       std::vector<uint8_t> input = {static_cast<uint8_t>(index), static_cast<uint8_t>(n & 0xff),

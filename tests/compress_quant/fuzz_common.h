@@ -43,9 +43,11 @@ inline bool decodeGuarded(const Compressor& compressor, ConstBytes packet, size_
 // The specs the fuzzers exercise: every registered example plus parameter
 // variants and ",ef" forms.
 inline std::vector<std::string> fuzzSpecs() {
-  std::vector<std::string> specs = {
-      "onebit:col",        "qsgd:1",         "qsgd:4:elias",      "qsgd:32767",
-      "terngrad:clip=2.5", "topk:0.1:exact", "randomk:0.1:scaled"};
+  std::vector<std::string> specs = {"onebit:col",         "qsgd:1",
+                                    "qsgd:4:elias",       "qsgd:32767",
+                                    "qsgd:16:bucket=100", "qsgd:4:elias:bucket=7",
+                                    "terngrad:clip=0",    "terngrad:scope=bucket",
+                                    "topk:0.1:exact",     "randomk:0.1:scaled"};
   for (const CompressorInfo& info : registeredCompressors()) specs.push_back(info.example);
   for (const CompressorInfo& info : registeredCompressors()) {
     try {
@@ -70,6 +72,19 @@ inline std::vector<int64_t> fuzzShape(size_t n) {
   if (n == 1000) return {40, 25};
   if (n == 4097) return {17, 241};
   return {static_cast<int64_t>(n)};
+}
+
+// The state a valid packet of `spec` is encoded with: the shape above, and
+// for TernGrad (one scale per tensor) a fused bucket of three tensors.
+inline CompressorState fuzzState(const std::string& spec, size_t n) {
+  CompressorState state;
+  state.seed = 7;
+  state.shape = fuzzShape(n);
+  if (spec.starts_with("terngrad") && n >= 3) {
+    const auto third = static_cast<int64_t>(n / 3);
+    state.layout = {{third}, {1, third}, {static_cast<int64_t>(n) - 2 * third}};
+  }
+  return state;
 }
 
 }  // namespace tetrad::testing

@@ -25,9 +25,7 @@ TEST_P(DecoderFuzz, HostilePacketsOnlyThrowProtocolError) {
   auto randomByte = [&] { return static_cast<std::byte>(generator() & 0xff); };
   int rejected = 0;
   for (size_t n : {0, 1, 13, 64, 1000, 4097}) {
-    CompressorState state;
-    state.seed = 1;
-    state.shape = testing::fuzzShape(n);
+    CompressorState state = testing::fuzzState(spec, n);
     std::vector<float> x = testing::gaussian(n, n + 3);
     const ByteBuffer valid = c->encode(x, state).bytes;
     const std::string where = spec + " n=" + std::to_string(n);

@@ -50,11 +50,26 @@ inline double l1Norm(const std::vector<float>& x) {
 
 // Specs of the QUANT compressors with every parameter form.
 inline std::vector<std::string> quantSpecs() {
-  return {"none",       "fp16",       "bf16",
-          "onebit",     "onebit:col", "sign",
-          "efsign",     "terngrad",   "terngrad:clip=2.5",
-          "qsgd:1",     "qsgd:16",    "qsgd:4:elias",
-          "qsgd:32767", "natural"};
+  return {"none",
+          "fp16",
+          "bf16",
+          "onebit",
+          "onebit:col",
+          "sign",
+          "sign:momentum=0.9",
+          "efsign",
+          "terngrad",
+          "terngrad:clip=1",
+          "terngrad:clip=0",
+          "terngrad:scope=bucket",
+          "terngrad:scope=bucket:clip=0",
+          "qsgd:1",
+          "qsgd:16",
+          "qsgd:4:elias",
+          "qsgd:16:bucket=100",
+          "qsgd:4:elias:bucket=7",
+          "qsgd:32767",
+          "natural"};
 }
 
 // Every registered compressor's example, a few parameter variants, and the

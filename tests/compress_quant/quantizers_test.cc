@@ -37,8 +37,10 @@ TEST(Quantizers, PacketSizeMatchesBitsPerElement) {
       std::vector<float> x = gaussian(n, n);
       Packet packet = c->encode(x, state);
       EXPECT_DOUBLE_EQ(8.0 * packet.size() / n, c->bitsPerElement(n)) << spec << " n=" << n;
+      // QSGD adds one float norm per bucket of 512 elements.
+      const double norms = spec.starts_with("qsgd") ? 32.0 * ((n + 511) / 512) / n : 0.0;
       // Within the header and scalars (<= 32 bytes) plus one byte of padding.
-      EXPECT_NEAR(8.0 * packet.size() / n, bits, 8.0 * (32 + 1) / n) << spec << " n=" << n;
+      EXPECT_NEAR(8.0 * packet.size() / n, bits + norms, 8.0 * (32 + 1) / n) << spec << " n=" << n;
     }
   }
 }
@@ -95,7 +97,9 @@ TEST(Quantizers, QsgdIsUnbiased) {
   expectUnbiased("qsgd:4:elias", 2000);
 }
 TEST(Quantizers, TernGradIsUnbiased) {
-  expectUnbiased("terngrad", 4000);
+  // Without clipping (the default clips at 2.5σ, which biases it).
+  expectUnbiased("terngrad:clip=0", 4000);
+  expectUnbiased("terngrad:scope=bucket:clip=0", 4000);
 }
 TEST(Quantizers, NaturalIsUnbiased) {
   expectUnbiased("natural", 4000);
@@ -140,7 +144,7 @@ TEST(Quantizers, TernGradAndNaturalVarianceMatchTheory) {
     double low = std::exp2(std::floor(std::log2(a)));
     naturalAnalytic += (2 * low - a) * (a - low);
   }
-  Moments tern = sampleMoments(*makeCompressor("terngrad"), x, 2000);
+  Moments tern = sampleMoments(*makeCompressor("terngrad:clip=0"), x, 2000);
   EXPECT_NEAR(tern.variance, ternAnalytic, 0.05 * ternAnalytic);
   Moments natural = sampleMoments(*makeCompressor("natural"), x, 2000);
   EXPECT_NEAR(natural.variance, naturalAnalytic, 0.06 * naturalAnalytic);
@@ -241,8 +245,8 @@ TEST(Quantizers, RandomStreamsAreReproducibleAndRankIndependent) {
 // scalar stream: every code of the packet, on sizes that end in whole
 // 4096-element blocks, in 16-element vector groups and in a scalar tail, so
 // that the vector kernels and the scalar loop draw the same numbers.
-// The scale (max|x|, ‖x‖₂) is read from the packet: its own tests are the
-// statistical ones above.
+// The scale (max|x|, ‖x‖₂ per bucket) is read from the packet: its own tests
+// are the statistical ones above and paper_definitions_test.cc.
 TEST(Quantizers, TernGradAndQsgdCodesFollowTheirDefinitions) {
   for (size_t n : {size_t{5}, size_t{4096}, size_t{4096 + 37}, size_t{2 * 4096 + 48 + 5}}) {
     std::vector<float> x = gaussian(n, 11 + n);
@@ -261,24 +265,27 @@ TEST(Quantizers, TernGradAndQsgdCodesFollowTheirDefinitions) {
       return CounterRng::uniform(CounterRng::mixBits(key, static_cast<uint32_t>(i % kRngBlock)));
     };
 
+    // One tensor: u32 count 1, u64 size n, float s, then the codes.
     CompressorState ternState = state;
     const Packet tern = makeCompressor("terngrad")->encode(x, ternState);
     float s = 0;
-    std::memcpy(&s, tern.bytes.data() + kPacketHeaderBytes, sizeof(float));
-    const std::vector<uint16_t> ternCodes = unpack(tern, 4, 2);
+    std::memcpy(&s, tern.bytes.data() + kPacketHeaderBytes + 12, sizeof(float));
+    const std::vector<uint16_t> ternCodes = unpack(tern, 16, 2);
     for (size_t i = 0; i < n; ++i) {
       const bool send = uniformAt(PacketKind::kTernGrad, i) * s < std::min(std::fabs(x[i]), s);
       const uint16_t expected = send ? (std::signbit(x[i]) ? 2 : 1) : 0;
       ASSERT_EQ(ternCodes[i], expected) << "terngrad n=" << n << " i=" << i;
     }
 
+    // u32 levels, u32 bucket size, a float norm per bucket of 512, the codes.
     CompressorState qsgdState = state;
     const Packet qsgd = makeCompressor("qsgd:16")->encode(x, qsgdState);
-    float norm = 0;
-    std::memcpy(&norm, qsgd.bytes.data() + kPacketHeaderBytes, sizeof(float));
-    const std::vector<uint16_t> qsgdCodes = unpack(qsgd, 8, 6);
-    const float scale = 16.0f / norm;
+    const size_t buckets = (n + 511) / 512;
+    std::vector<float> norms(buckets);
+    std::memcpy(norms.data(), qsgd.bytes.data() + kPacketHeaderBytes + 8, 4 * buckets);
+    const std::vector<uint16_t> qsgdCodes = unpack(qsgd, 8 + 4 * buckets, 6);
     for (size_t i = 0; i < n; ++i) {
+      const float scale = 16.0f / norms[i / 512];
       const float r = std::fabs(x[i]) * scale;
       const int low = static_cast<int>(r);
       const bool up = uniformAt(PacketKind::kQsgd, i) < r - static_cast<float>(low);

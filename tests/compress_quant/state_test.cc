@@ -118,7 +118,11 @@ TEST(PacketHeader, ValidatesEveryField) {
     EXPECT_THROW(readPacketHeader(reader, kind, count), ProtocolError) << offset;
   };
   expectBad(0, std::byte{9}, PacketKind::kQsgd, 1234);  // kind
-  expectBad(1, std::byte{2}, PacketKind::kQsgd, 1234);  // version
+  // version: QSGD's packets are version 2 (a norm per bucket); 1 and 3 are refused
+  EXPECT_EQ(bytes[1], std::byte{packetVersion(PacketKind::kQsgd)});
+  EXPECT_EQ(packetVersion(PacketKind::kQsgd), 2);
+  expectBad(1, std::byte{1}, PacketKind::kQsgd, 1234);
+  expectBad(1, std::byte{3}, PacketKind::kQsgd, 1234);
   expectBad(4, std::byte{1}, PacketKind::kQsgd, 1234);  // reserved
   expectBad(7, std::byte{1}, PacketKind::kQsgd, 1234);  // reserved
   expectBad(8, std::byte{0}, PacketKind::kQsgd, 1234);  // count

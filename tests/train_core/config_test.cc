@@ -120,6 +120,36 @@ TEST(TrainConfig, BadValuesAreClearErrors) {
             std::string::npos);
 }
 
+// Signum keeps its own momentum before the sign (compress/sign.h): its runs
+// use SGD momentum 0, the default --momentum included; another is refused.
+TEST(TrainConfig, SignumRunsWithoutSgdMomentum) {
+  TrainConfig c;
+  c.compress = "sign:momentum=0.9";
+  ASSERT_GT(c.momentum, 0.0);  // the default
+  const ResolvedConfig r = resolveConfig(c);
+  EXPECT_EQ(r.given.momentum, 0.0);
+  EXPECT_EQ(nlohmann::json::parse(configToJson(r, 4))["momentum"], 0.0);
+  c.momentum = 0;
+  EXPECT_EQ(resolveConfig(c).given.momentum, 0.0);
+  c.compress = "sign:momentum=0.5,ef";
+  EXPECT_EQ(resolveConfig(c).given.momentum, 0.0);
+  const std::string refused = resolveError([](TrainConfig& t) {
+    t.compress = "sign:momentum=0.9";
+    t.momentum = 0.5;
+  });
+  EXPECT_NE(refused.find("--compress sign:momentum=0.9 applies momentum itself"), std::string::npos)
+      << refused;
+  EXPECT_NE(refused.find("give --momentum 0"), std::string::npos) << refused;
+  // Plain signSGD keeps the optimizer's momentum (after the vote).
+  TrainConfig plain;
+  plain.compress = "sign";
+  EXPECT_EQ(resolveConfig(plain).given.momentum, plain.momentum);
+  EXPECT_NE(resolveError([](TrainConfig& t) {
+              t.compress = "sign:momentum=1.5";
+            }).find("momentum must be a number in (0, 1), got '1.5'"),
+            std::string::npos);
+}
+
 TEST(TrainConfig, PlannedCombinationsAreUnsupportedNotFallbacks) {
   EXPECT_NE(unsupportedError([](TrainConfig& c) {
               c.timeline = "on";

@@ -19,7 +19,6 @@
 namespace tetrad {
 namespace {
 
-constexpr uint8_t kPacketVersion = 1;
 constexpr uint32_t kStateMagic = 0x54534354;  // "TCST"
 constexpr uint32_t kStateVersion = 2;
 constexpr uint32_t kMaxLayoutTensors = 1u << 20;
@@ -40,9 +39,14 @@ const char* aggregationName(Aggregation aggregation) {
 
 }  // namespace
 
+uint8_t packetVersion(PacketKind kind) {
+  // 2: TernGrad with one scale per tensor, QSGD with one norm per bucket.
+  return kind == PacketKind::kTernGrad || kind == PacketKind::kQsgd ? 2 : 1;
+}
+
 void writePacketHeader(ByteWriter& writer, PacketKind kind, uint64_t count, uint16_t flags) {
   writer.put<uint8_t>(static_cast<uint8_t>(kind));
-  writer.put<uint8_t>(kPacketVersion);
+  writer.put<uint8_t>(packetVersion(kind));
   writer.put<uint16_t>(flags);
   writer.put<uint32_t>(0);
   writer.put<uint64_t>(count);
@@ -57,9 +61,9 @@ PacketHeader readPacketHeader(ByteReader& reader, PacketKind kind, uint64_t expe
   header.count = reader.get<uint64_t>("packet element count");
   TETRAD_CHECK(header.kind == static_cast<uint8_t>(kind), ProtocolError,
                "packet kind {} where kind {} was expected", header.kind, static_cast<int>(kind));
-  TETRAD_CHECK(header.version == kPacketVersion, ProtocolError,
+  TETRAD_CHECK(header.version == packetVersion(kind), ProtocolError,
                "packet version {} (kind {}) where version {} was expected", header.version,
-               header.kind, kPacketVersion);
+               header.kind, packetVersion(kind));
   TETRAD_CHECK(header.reserved == 0, ProtocolError,
                "packet reserved field is {:#x} (kind {}), must be 0", header.reserved, header.kind);
   TETRAD_CHECK(header.count == expectedCount, ProtocolError,
@@ -149,8 +153,8 @@ CompressorState CompressorState::deserialize(ConstBytes bytes) {
                "compressor state: version {} where 1 or {} was expected", version, kStateVersion);
   auto readShape = [&reader](const char* what) {
     const uint32_t rank = reader.get<uint32_t>("state shape rank");
-    TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError,
-                 "compressor state: {} rank {} exceeds {}", what, rank, kMaxShapeRank);
+    TETRAD_CHECK(rank <= kMaxShapeRank, ProtocolError, "compressor state: {} rank {} exceeds {}",
+                 what, rank, kMaxShapeRank);
     std::vector<int64_t> shape;
     for (uint32_t i = 0; i < rank; ++i) {
       const int64_t dim = reader.get<int64_t>("state shape");

@@ -57,7 +57,8 @@ namespace tetrad {
 enum class Aggregation { kSummable, kGather, kCustom };
 
 // Wire header shared by every packet (16 bytes, little-endian):
-//   u8 kind, u8 version, u16 flags, u32 reserved (0), u64 element count,
+//   u8 kind, u8 version (packetVersion(kind)), u16 flags, u32 reserved (0),
+//   u64 element count,
 // followed by the compressor's own parameters and payload.
 struct PacketHeader {
   uint8_t kind = 0;
@@ -87,6 +88,9 @@ enum class PacketKind : uint8_t {
   kPowerSgd = 15,
 };
 
+// The version of `kind`'s packets: 1, or 2 where the format changed
+// (terngrad: one scale per tensor; qsgd: one norm per bucket of elements).
+uint8_t packetVersion(PacketKind kind);
 void writePacketHeader(ByteWriter& writer, PacketKind kind, uint64_t count, uint16_t flags = 0);
 // Reads and validates the header: kind and version must match, the count must
 // equal `expectedCount`. Throws ProtocolError otherwise.
@@ -179,6 +183,12 @@ class Compressor {
   // Nominal wire bits per element for a tensor of `count` elements, header
   // included (for docs, tests and the analytic cost model).
   virtual double bitsPerElement(size_t count) const = 0;
+  // The same for a bucket of `count` elements that `state` describes (its
+  // layout): TernGrad sends one scale per tensor. Default: bitsPerElement().
+  virtual double bucketBitsPerElement(const CompressorState& state, size_t count) const {
+    (void)state;
+    return bitsPerElement(count);
+  }
   // True when E[decode(encode(x))] == x.
   virtual bool unbiased() const { return false; }
   // A compressor whose packets shrink over its first steps (DGC's density

@@ -31,6 +31,9 @@ class ErrorFeedback final : public Compressor {
   Aggregation aggregation() const override { return inner_->aggregation(); }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override { return inner_->bitsPerElement(count); }
+  double bucketBitsPerElement(const CompressorState& state, size_t count) const override {
+    return inner_->bucketBitsPerElement(state, count);
+  }
   // Biased in general, whatever C is: the residual is part of the message.
   bool unbiased() const override { return false; }
   WirePrecision summableWire() const override { return inner_->summableWire(); }

@@ -1,15 +1,18 @@
 // QSGD (see qsgd.h).
 //
-// Packet: header (flags bit 0: Elias coding), float ‖x‖₂, u32 s, payload:
+// Packet (version 2): header (flags bit 0: Elias coding), u32 s, u32 bucket
+// size d, float ‖bucket‖₂ of each of the ceil(n/d) buckets, payload:
 // fixed-width codes (bit_packing.h), or the Elias bit stream (LSB first).
-// Cost: two passes (norm, then stochastic levels); n·ceil(log2(2s+1))/8 + 24
-// bytes on the wire with fixed-width codes.
+// Cost: two passes (norms, then stochastic levels);
+// n·ceil(log2(2s+1))/8 + 24 + 4·ceil(n/d) bytes on the wire with fixed-width
+// codes.
 #include "tetrad/compress/qsgd.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "tetrad/compress/bit_packing.h"
 #include "tetrad/compress/counter_rng.h"
@@ -83,10 +86,11 @@ uint32_t getGamma(BitReader& reader) {
   return v;
 }
 
-// codes[i] = s + sign(x[i])·l[i], l[i] = |x[i]|·scale rounded stochastically
-// (scale = s/‖x‖₂). A flat loop without branches, so that it vectorises.
-void quantize(const float* __restrict x, size_t len, float scale, int s, CounterRng::Key key,
-              uint16_t* __restrict codes) {
+// codes[i] = s + sign(x[i])·l[i] for i in [from, to), l[i] = |x[i]|·scale
+// rounded stochastically with counter i of `key` (scale = s/‖bucket‖₂). A
+// flat loop without branches, so that it vectorises.
+void quantize(const float* __restrict x, size_t from, size_t to, float scale, int s,
+              CounterRng::Key key, uint16_t* __restrict codes) {
   // r >= 0 and r <= s (up to rounding), so truncation is floor; std::floor
   // itself would keep GCC from vectorising the loop.
   auto one = [&](size_t i) {
@@ -97,15 +101,15 @@ void quantize(const float* __restrict x, size_t len, float scale, int s, Counter
     const int negative = std::signbit(x[i]) ? 1 : 0;
     codes[i] = static_cast<uint16_t>(s + ((l ^ -negative) + negative));
   };
-  size_t i = 0;
+  size_t i = from;
 #if TETRAD_RNG_SIMD
   // The same operations on 16 lanes (AVX-512F), the Weyl terms of the
   // counters stepped by addition: the same bits as one(). The first few
   // elements go one by one so that the vector loads are line-aligned.
   using simd::F32x16, simd::I32x16, simd::U32x16;
-  for (const size_t head = simd::alignedHead(x, len); i < head; ++i) one(i);
+  for (const size_t head = from + simd::alignedHead(x + from, to - from); i < head; ++i) one(i);
   U32x16 weyl = (simd::firstCounters() + static_cast<uint32_t>(i)) * 0x9e3779b9u;
-  for (; i + 16 <= len; i += 16) {
+  for (; i + 16 <= to; i += 16) {
     vmath::prefetchAhead(x + i);
     U32x16 bits;
     std::memcpy(&bits, x + i, sizeof(bits));
@@ -120,47 +124,70 @@ void quantize(const float* __restrict x, size_t len, float scale, int s, Counter
     weyl += 16u * 0x9e3779b9u;
   }
 #endif
-  for (; i < len; ++i) one(i);
+  for (; i < to; ++i) one(i);
+}
+
+// Number of norms of a tensor of n elements in buckets of d.
+size_t bucketCount(size_t n, size_t d) {
+  return n / d + (n % d != 0 ? 1 : 0);
 }
 
 }  // namespace
 
-QsgdCompressor::QsgdCompressor(int levels, bool elias)
+QsgdCompressor::QsgdCompressor(int levels, bool elias, size_t bucket)
     : levels_(levels),
       elias_(elias),
-      bits_(static_cast<unsigned>(std::bit_width(static_cast<unsigned>(2 * levels)))) {
+      bits_(static_cast<unsigned>(std::bit_width(static_cast<unsigned>(2 * levels)))),
+      bucket_(bucket) {
   TETRAD_CHECK(levels >= 1 && levels <= kQsgdMaxLevels, InvalidArgument,
                "qsgd: levels {} not in [1, {}]", levels, kQsgdMaxLevels);
+  TETRAD_CHECK(bucket >= 1 && bucket <= kQsgdMaxBucket, InvalidArgument,
+               "qsgd: bucket of {} elements not in [1, {}]", bucket, kQsgdMaxBucket);
 }
 
 std::string QsgdCompressor::spec() const {
-  return elias_ ? fmt::format("qsgd:{}:elias", levels_) : fmt::format("qsgd:{}", levels_);
+  std::string text = fmt::format("qsgd:{}", levels_);
+  if (elias_) text += ":elias";
+  if (bucket_ != kQsgdDefaultBucket) text += fmt::format(":bucket={}", bucket_);
+  return text;
+}
+
+size_t QsgdCompressor::fixedPacketBytes(size_t count) const {
+  return kPacketHeaderBytes + 8 + 4 * bucketCount(count, bucket_) + packedBytes(count, bits_);
 }
 
 Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
-  const float norm = static_cast<float>(std::sqrt(vmath::sumSquares(input)));
   const int s = levels_;
-  // A non-finite tensor gives a non-finite norm and all levels 0, so the
-  // packet decodes to NaN (the failure propagates; no undefined conversions).
-  const float scale = norm > 0 && std::isfinite(norm) ? static_cast<float>(s) / norm : 0.0f;
+  // One norm per bucket of bucket_ elements. A non-finite bucket gives a
+  // non-finite norm and all levels 0, so it decodes to NaN (the failure
+  // propagates; no undefined conversions).
+  std::vector<float> norms(bucketCount(n, bucket_));
+  for (size_t b = 0; b < norms.size(); ++b) {
+    const size_t begin = b * bucket_;
+    norms[b] = static_cast<float>(
+        std::sqrt(vmath::sumSquares(input.subspan(begin, std::min(bucket_, n - begin)))));
+  }
+  const auto scaleOf = [&](size_t b) {
+    const float norm = norms[b];
+    return norm > 0 && std::isfinite(norm) ? static_cast<float>(s) / norm : 0.0f;
+  };
+  const uint32_t header[2] = {static_cast<uint32_t>(s), static_cast<uint32_t>(bucket_)};
 
   Packet packet;
-  const size_t fixedBytes = packedBytes(n, bits_);
   MutableBytes payload;
   if (elias_) {  // variable length: appended bit by bit
-    reservePacket(packet.bytes, kPacketHeaderBytes + 8 + n / 4 + 16, state);
+    reservePacket(packet.bytes, kPacketHeaderBytes + 8 + 4 * norms.size() + n / 4 + 16, state);
     ByteWriter writer(packet.bytes);
     writePacketHeader(writer, PacketKind::kQsgd, n, kEliasFlag);
-    writer.put<float>(norm);
-    writer.put<uint32_t>(static_cast<uint32_t>(s));
+    for (uint32_t value : header) writer.put<uint32_t>(value);
+    for (float norm : norms) writer.put<float>(norm);
   } else {  // every byte after the header is written below (startPacket: no zero-fill)
-    MutableBytes body = startPacket(packet.bytes, kPacketHeaderBytes + 8 + fixedBytes,
-                                    PacketKind::kQsgd, n, 0, state);
-    const uint32_t levels = static_cast<uint32_t>(s);
-    std::memcpy(body.data(), &norm, sizeof(float));
-    std::memcpy(body.data() + sizeof(float), &levels, sizeof(uint32_t));
-    payload = body.subspan(8);
+    MutableBytes body =
+        startPacket(packet.bytes, fixedPacketBytes(n), PacketKind::kQsgd, n, 0, state);
+    std::memcpy(body.data(), header, sizeof(header));
+    std::memcpy(body.data() + sizeof(header), norms.data(), 4 * norms.size());
+    payload = body.subspan(sizeof(header) + 4 * norms.size());
   }
   BitWriter eliasWriter(packet.bytes);
 
@@ -171,10 +198,17 @@ Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState&
     const size_t len = std::min(kPackChunk, n - start);
     const CounterRng::Key key = rng.blockKey(block);
     const float* x = input.data() + start;
-    if (scale == 0) {
-      std::fill(codes, codes + len, static_cast<uint16_t>(s));  // all levels 0
-    } else {
-      quantize(x, len, scale, s, key, codes);
+    // Bucket by bucket (a block may hold several, a bucket span blocks).
+    for (size_t from = 0; from < len;) {
+      const size_t b = (start + from) / bucket_;
+      const size_t to = std::min(len, (b + 1) * bucket_ - start);
+      const float scale = scaleOf(b);
+      if (scale == 0) {
+        std::fill(codes + from, codes + to, static_cast<uint16_t>(s));  // all levels 0
+      } else {
+        quantize(x, from, to, scale, s, key, codes);
+      }
+      from = to;
     }
     if (!elias_) {
       packCodes(std::span<const uint16_t>(codes, len), bits_,
@@ -201,11 +235,20 @@ void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
   const bool elias = (header.flags & kEliasFlag) != 0;
   TETRAD_CHECK(elias == elias_, ProtocolError, "qsgd packet: {} coding where {} was expected",
                elias ? "Elias" : "fixed-width", elias_ ? "Elias" : "fixed-width");
-  const float norm = reader.get<float>("qsgd norm");
   const uint32_t s = reader.get<uint32_t>("qsgd levels");
   TETRAD_CHECK(s == static_cast<uint32_t>(levels_), ProtocolError,
                "qsgd packet: {} levels where {} were expected", s, levels_);
-  const float unit = norm / static_cast<float>(s);
+  const uint32_t bucket = reader.get<uint32_t>("qsgd bucket size");
+  TETRAD_CHECK(bucket == bucket_, ProtocolError,
+               "qsgd packet: buckets of {} elements where {} were expected", bucket, bucket_);
+  // One norm per bucket: the count follows from n and the bucket size.
+  std::vector<float> units(bucketCount(n, bucket_));
+  ConstBytes norms = reader.getBytes(4 * units.size(), "qsgd norms");
+  for (size_t b = 0; b < units.size(); ++b) {
+    float norm = 0;
+    std::memcpy(&norm, norms.data() + 4 * b, sizeof(float));
+    units[b] = norm / static_cast<float>(s);
+  }
   const int maxCode = 2 * levels_;
 
   if (elias) {
@@ -215,7 +258,7 @@ void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
     for (size_t i = 0; i < n; ++i) {
       const uint32_t l = getGamma(bits) - 1;
       TETRAD_CHECK(l <= s, ProtocolError, "qsgd packet: level {} above {} at element {}", l, s, i);
-      const float value = unit * static_cast<float>(l);
+      const float value = units[i / bucket_] * static_cast<float>(l);
       out[i] += (l > 0 && bits.bit()) ? -value : value;
     }
     TETRAD_CHECK(bits.bytesUsed() == stream.size(), ProtocolError,
@@ -233,23 +276,32 @@ void QsgdCompressor::decodeAdd(ConstBytes packet, std::span<float> output) const
                  "qsgd packet: code {} above {} in elements [{}, {})", largest, maxCode, start,
                  start + codes.size());
     float* out = output.data() + start;
-    for (size_t i = 0; i < codes.size(); ++i) {
-      out[i] += unit * static_cast<float>(static_cast<int>(codes[i]) - levels_);
+    for (size_t from = 0; from < codes.size();) {
+      const size_t b = (start + from) / bucket_;
+      const size_t to = std::min(codes.size(), (b + 1) * bucket_ - start);
+      const float unit = units[b];
+      for (size_t i = from; i < to; ++i) {
+        out[i] += unit * static_cast<float>(static_cast<int>(codes[i]) - levels_);
+      }
+      from = to;
     }
   });
 }
 
 double QsgdCompressor::bitsPerElement(size_t count) const {
   if (count == 0) return 0.0;
-  return 8.0 * static_cast<double>(kPacketHeaderBytes + 8 + packedBytes(count, bits_)) /
-         static_cast<double>(count);
+  return 8.0 * static_cast<double>(fixedPacketBytes(count)) / static_cast<double>(count);
 }
 
 CompressorPtr makeQsgd(const CompressorParams& params) {
-  params.expectParamCount(1, 2);
+  params.expectParamCount(1, 3);
   const int64_t levels = params.integer(0, "levels", 1, kQsgdMaxLevels);
-  params.expectKnown(1, {"elias"});
-  return std::make_unique<QsgdCompressor>(static_cast<int>(levels), params.hasFlag("elias", 1));
+  params.expectKnown(1, {"elias"}, {"bucket"});
+  const int64_t bucket =
+      params.keyInteger("bucket", "bucket (elements per norm)", 1, kQsgdMaxBucket, 1)
+          .value_or(kQsgdDefaultBucket);
+  return std::make_unique<QsgdCompressor>(static_cast<int>(levels), params.hasFlag("elias", 1),
+                                          static_cast<size_t>(bucket));
 }
 
 }  // namespace tetrad

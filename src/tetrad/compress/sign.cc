@@ -125,8 +125,9 @@ void SignCompressor::aggregateCustomStep(Transport& transport, std::span<float> 
 CompressorPtr makeSign(const CompressorParams& params) {
   params.expectParamCount(0, 1);
   params.expectKnown(0, {}, {"momentum"});
-  const double momentum = params.keyNumber("momentum").value_or(0.0);
-  if (!(momentum >= 0 && momentum < 1)) params.fail("momentum must be in [0, 1)");
+  // Signum's β (Bernstein et al. 2018, Alg. 3) lies in (0, 1); without the
+  // key, plain signSGD.
+  const double momentum = params.keyNumberIn("momentum", 0.0, true, 1.0, true).value_or(0.0);
   return std::make_unique<SignCompressor>(momentum);
 }
 

@@ -107,6 +107,55 @@ inline float maxAbs(std::span<const float> x) {
   return anyNan ? std::numeric_limits<float>::quiet_NaN() : result;
 }
 
+// One pass: max|x[i]| (NaN when some x[i] is NaN), and Σ(x[i] − shift) and
+// Σ(x[i] − shift)² (float lane sums flushed into doubles, as sumOf). With
+// `shift` a value of x the variance Σd²/n − (Σd/n)² does not cancel the way
+// Σx²/n − mean² does when |mean| ≫ σ, and it is exactly 0 for a constant x.
+struct ShiftedMoments {
+  float maxAbs = 0;
+  double sum = 0;
+  double sumSquares = 0;
+};
+inline ShiftedMoments shiftedMoments(std::span<const float> x, float shift) {
+  const size_t n = x.size();
+  const float* p = x.data();
+  ShiftedMoments result;
+  float top[kLanes] = {};
+  unsigned nan[kLanes] = {};
+  for (size_t start = 0; start < n; start += kFlush) {
+    const size_t end = std::min(n, start + kFlush);
+    float s1[kLanes] = {}, s2[kLanes] = {};
+    auto step = [&](size_t i, size_t j) {
+      const float a = std::fabs(p[i]);
+      top[j] = a > top[j] ? a : top[j];
+      nan[j] |= a != a ? 1u : 0u;
+      const float d = p[i] - shift;
+      s1[j] += d;
+      s2[j] += d * d;
+    };
+    size_t i = start;
+    for (; i + kLanes <= end; i += kLanes) {
+      prefetchLanesAhead(p + i);
+      for (size_t j = 0; j < kLanes; ++j) step(i + j, j);
+    }
+    for (; i < end; ++i) step(i, 0);
+    float a = 0, b = 0;
+    for (size_t j = 0; j < kLanes; ++j) {
+      a += s1[j];
+      b += s2[j];
+    }
+    result.sum += a;
+    result.sumSquares += b;
+  }
+  unsigned anyNan = 0;
+  for (size_t j = 0; j < kLanes; ++j) {
+    result.maxAbs = std::max(result.maxAbs, top[j]);
+    anyNan |= nan[j];
+  }
+  if (anyNan) result.maxAbs = std::numeric_limits<float>::quiet_NaN();
+  return result;
+}
+
 // residual[i] = x[i] + residual[i]; returns sum of |new residual[i]|.
 inline double addIntoAndSumAbs(std::span<const float> x, std::span<float> residual) {
   const size_t n = x.size();

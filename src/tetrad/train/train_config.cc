@@ -243,6 +243,15 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                "--compress {} applies momentum itself (momentum correction, dgc:R:momentum=M): "
                "give --momentum 0, or SGD momentum {} would be applied on top of it",
                r.compress, c.momentum);
+  // So does Signum (sign:momentum=M, compress/sign.h): its runs use SGD momentum 0, the
+  // default --momentum included; another non-zero --momentum is refused.
+  const bool signum = r.compress.starts_with("sign:momentum=");
+  TETRAD_CHECK(
+      !(signum && c.momentum > 0 && c.momentum != model::kDefaultMomentum), InvalidArgument,
+      "--compress {} applies momentum itself (Signum, sign:momentum=M): give --momentum 0 "
+      "(the default also runs it with 0), or SGD momentum {} would be applied on top of it",
+      r.compress, c.momentum);
+  if (signum) r.given.momentum = 0;
   TETRAD_CHECK(c.weightDecay >= 0 && std::isfinite(c.weightDecay), InvalidArgument,
                "invalid --weight-decay {}: must be >= 0", c.weightDecay);
   TETRAD_CHECK(c.warmup >= 0 && std::isfinite(c.warmup), InvalidArgument,
