@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tetrad/core/error.h"
+#include "tetrad/sched/model_zoo.h"
 
 namespace tetrad::sched {
 namespace {
@@ -85,6 +86,7 @@ std::vector<LayerShape> resnet20(const ModelInput& input) {
 }  // namespace
 
 std::vector<LayerShape> modelLayers(std::string_view model) {
+  if (isZooModel(model)) return zooLayers(model);
   if (model == "resnet20") return resnet20({3, 32, 32, 10});
   return modelLayers(model, ModelInput{});
 }
@@ -93,10 +95,13 @@ std::vector<LayerShape> modelLayers(std::string_view model, const ModelInput& in
   TETRAD_CHECK(input.channels > 0 && input.height > 0 && input.width > 0 && input.classes > 1,
                InvalidArgument, "invalid input shape {}x{}x{} with {} classes for model {}",
                input.channels, input.height, input.width, input.classes, model);
+  if (isZooModel(model)) return zooLayers(model);
   if (model == "mlp") return mlp(input);
   if (model == "cnn") return cnn(input);
   if (model == "resnet20") return resnet20(input);
-  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn or resnet20)", model);
+  std::string known = "mlp, cnn, resnet20";
+  for (const std::string& name : zooModelNames()) known += ", " + name;
+  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (known: {})", model, known);
 }
 
 uint64_t parameterCount(std::span<const LayerShape> layers) {
