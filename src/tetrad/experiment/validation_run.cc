@@ -1,6 +1,7 @@
 // Running the validation set's timing-only predictions (validation_run.h).
 #include "tetrad/experiment/validation_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -46,9 +47,13 @@ std::vector<std::string> validationRunArgs(const ValidationPoint& p, const std::
       "--data",        "synthetic",
       "--train-samples", std::to_string(int64_t(p.batch) * workers * (iterations + 1)),
       "--max-iters",   std::to_string(iterations),
-      "--sched",       "ddp",
       "--out",         runDir,
       "--quiet"};
+  // DDP's buckets overlapped with the backward pass unless the point names
+  // its own schedule.
+  if (std::find(p.args.begin(), p.args.end(), "--sched") == p.args.end()) {
+    args.insert(args.end(), {"--sched", "ddp"});
+  }
   args.insert(args.end(), p.args.begin(), p.args.end());
   return args;
 }
@@ -67,6 +72,9 @@ std::vector<ValidationResult> predictValidationSet(const std::vector<ValidationP
     r.throughput = readThroughput(dirs[i]);
     if (running[i]->exitStatus() != 0 || r.throughput <= 0) {
       r.error = tailOfFile(dirs[i] + ".log", 1);
+      while (!r.error.empty() && (r.error.back() == '\n' || r.error.back() == '\r')) {
+        r.error.pop_back();
+      }
       if (r.error.empty()) r.error = fmt::format("exit status {}", running[i]->exitStatus());
     }
   };

@@ -6,9 +6,9 @@
 //   tetrad train --timing-only --engine analytic --net-model cm02
 //     --model MODEL --batch-size BATCH --compute throughput:SINGLE
 //     --cluster CLUSTER --workers NODES*DEVICES --data synthetic
-//     --max-iters 10 --sched ddp ARGS...
+//     --max-iters 10 [--sched ddp] ARGS...
 //
-// (ARGS come last, so a point's own --sched or --arch wins.) No constant is
+// (--sched ddp unless ARGS name a schedule.) No constant is
 // fitted, per point or globally. The comparison: relative error
 // (predicted - published) / published; for speedups also whether the
 // predicted speed-up is on the same side of 1 as the published one.

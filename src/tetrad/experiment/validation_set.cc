@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <toml++/toml.hpp>
+#include <toml++/toml.h>
 
 #include "tetrad/core/error.h"
 #include "tetrad/sched/model_zoo.h"

@@ -13,7 +13,10 @@ LayerShape linear(std::string name, uint64_t in, uint64_t out) {
   return {std::move(name),
           {in * out, out},
           2.0 * double(in) * double(out),
-          {{int64_t(out), int64_t(in)}, {int64_t(out)}}};
+          {{int64_t(out), int64_t(in)}, {int64_t(out)}},
+          false,
+          {},
+          {}};
 }
 
 // A k×k convolution producing an h×w map.
@@ -22,7 +25,10 @@ LayerShape conv(std::string name, uint64_t in, uint64_t out, uint64_t k, uint64_
   LayerShape layer{std::move(name),
                    {out * in * k * k},
                    2.0 * double(in * out * k * k * h * w),
-                   {{int64_t(out), int64_t(in), int64_t(k), int64_t(k)}}};
+                   {{int64_t(out), int64_t(in), int64_t(k), int64_t(k)}},
+                   false,
+                   {},
+                   {}};
   if (bias) {
     layer.tensorElements.push_back(out);
     layer.tensorShapes.push_back({int64_t(out)});
@@ -35,7 +41,9 @@ LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w
           {channels, channels},
           4.0 * double(channels * h * w),
           {{int64_t(channels)}, {int64_t(channels)}},
-          /*batchNorm=*/true};
+          /*batchNorm=*/true,
+          {},
+          {}};
 }
 
 std::vector<LayerShape> mlp(const ModelInput& in) {
