@@ -1,7 +1,7 @@
 // `tetrad validate`: predicts every published measurement of the validation
 // set with the timing-only analytic engine and compares (docs/validation.md).
 //
-//   tetrad validate [DIR] [--json] [--jobs N] [--out DIR] [--iterations K]
+//   tetrad validate [DIR] [--json] [--jobs N] [--out DIR] [--iterations K] [--list]
 //
 // DIR: a folder of validation point files (default: the shipped
 // configs/validation). Per point one row: published and predicted value of
@@ -42,6 +42,7 @@ struct ValidateFlags {
   int jobs = 1;
   int iterations = 10;
   bool json = false;
+  bool list = false;
 };
 
 double median(std::vector<double> v) {
@@ -88,6 +89,14 @@ void runValidate(const ValidateFlags& f) {
   const std::vector<experiment::ValidationPoint> points = experiment::loadValidationSet(dir);
   TETRAD_CHECK(f.iterations >= 2, InvalidArgument, "--iterations must be >= 2, got {}",
                f.iterations);
+  if (f.list) {
+    std::printf("# tetrad validate: %zu points in %s\n", points.size(), dir.c_str());
+    for (const auto& p : points) {
+      std::printf("%-28s %-14s %5d %-14s %12.4g  %s\n", p.id.c_str(), p.model.c_str(), p.devices(),
+                  p.metric.c_str(), p.published, p.source.c_str());
+    }
+    return;
+  }
   fs::create_directories(f.out);
   const std::vector<ValidationResult> results = experiment::predictValidationSet(
       points, {childProgram(), fs::absolute(f.out).string(), f.jobs, f.iterations});
@@ -144,9 +153,8 @@ void runValidate(const ValidateFlags& f) {
                   r.error.c_str());
       continue;
     }
-    std::printf("%-28s %-14s %5d %-14s %12.4g %12.4g %+7.1f%% %s\n", p.id.c_str(),
-                p.model.c_str(), p.devices(), p.metric.c_str(), p.published, r.predicted,
-                100 * r.relativeError,
+    std::printf("%-28s %-14s %5d %-14s %12.4g %12.4g %+7.1f%% %s\n", p.id.c_str(), p.model.c_str(),
+                p.devices(), p.metric.c_str(), p.published, r.predicted, 100 * r.relativeError,
                 r.signRight < 0 ? "" : (r.signRight ? "right" : "WRONG"));
   }
   std::printf(
@@ -165,6 +173,7 @@ void addValidateCommand(CommandGroups& groups) {
   cmd->add_option("--jobs", flags->jobs, "Points predicted at once (child processes)");
   cmd->add_option("--iterations", flags->iterations, "Timing-only iterations per point");
   cmd->add_flag("--json", flags->json, "One JSON object instead of the table");
+  cmd->add_flag("--list", flags->list, "List the points (and check them) without predicting");
   cmd->callback([flags] { runValidate(*flags); });
 }
 

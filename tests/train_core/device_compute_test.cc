@@ -45,7 +45,8 @@ TEST(ThroughputCompute, NonPositiveThroughputsAreRefused) {
 
 TEST(DeviceProfile, PublishedThroughputElseEffectiveRate) {
   const std::string file = writeProfile("toy", kProfile);
-  const ComputeSpec published = resolveComputeModel(parseComputeSpec("device:" + file), "resnet50", 32);
+  const ComputeSpec published =
+      resolveComputeModel(parseComputeSpec("device:" + file), "resnet50", 32);
   EXPECT_EQ(published.kind, ComputeSpec::Kind::kFixed);
   EXPECT_DOUBLE_EQ(published.seconds, 32.0 / 400.0);
   const ComputeSpec flops = resolveComputeModel(parseComputeSpec("device:" + file), "vgg16", 32);

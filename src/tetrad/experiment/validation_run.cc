@@ -36,18 +36,18 @@ std::vector<std::string> validationRunArgs(const ValidationPoint& p, const std::
                                            int iterations) {
   const int workers = p.devices();
   std::vector<std::string> args = {
-      "train",         "--timing-only",
-      "--engine",      "analytic",
-      "--net-model",   "cm02",
-      "--model",       p.model,
-      "--batch-size",  std::to_string(p.batch),
-      "--compute",     fmt::format("throughput:{}", p.single),
-      "--cluster",     p.cluster,
-      "--workers",     std::to_string(workers),
-      "--data",        "synthetic",
+      "train",           "--timing-only",
+      "--engine",        "analytic",
+      "--net-model",     "cm02",
+      "--model",         p.model,
+      "--batch-size",    std::to_string(p.batch),
+      "--compute",       fmt::format("throughput:{}", p.single),
+      "--cluster",       p.cluster,
+      "--workers",       std::to_string(workers),
+      "--data",          "synthetic",
       "--train-samples", std::to_string(int64_t(p.batch) * workers * (iterations + 1)),
-      "--max-iters",   std::to_string(iterations),
-      "--out",         runDir,
+      "--max-iters",     std::to_string(iterations),
+      "--out",           runDir,
       "--quiet"};
   // DDP's buckets overlapped with the backward pass unless the point names
   // its own schedule.

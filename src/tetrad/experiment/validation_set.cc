@@ -1,11 +1,12 @@
 // Reading validation points (validation_set.h).
 #include "tetrad/experiment/validation_set.h"
 
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
-#include <toml++/toml.h>
 
 #include "tetrad/core/error.h"
 #include "tetrad/sched/model_zoo.h"
@@ -15,11 +16,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string> kKeys = {
-    "id",      "source",  "url",     "model",  "device", "batch",          "nodes",
-    "devices_per_node",   "intra",   "inter",  "library", "method",        "metric",
-    "published",          "single",  "single_source",   "cluster",         "cluster_source",
-    "args",    "baseline"};
+const std::set<std::string> kKeys = {"id",      "source",         "url",     "model",
+                                     "device",  "batch",          "nodes",   "devices_per_node",
+                                     "intra",   "inter",          "library", "method",
+                                     "metric",  "published",      "single",  "single_source",
+                                     "cluster", "cluster_source", "args",    "baseline"};
 const std::set<std::string> kMetrics = {"throughput", "efficiency", "speedup", "iteration_time"};
 
 class PointReader {
@@ -27,7 +28,7 @@ class PointReader {
   PointReader(const toml::table& table, const std::string& file)
       : table_(table), file_(file), line_(int(table.source().begin.line)) {
     id_ = table.contains("id") && table["id"].is_string() ? *table["id"].value<std::string>()
-                                                           : std::string("?");
+                                                          : std::string("?");
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
@@ -125,8 +126,8 @@ std::vector<ValidationPoint> loadValidationFile(const std::string& file) {
   std::vector<ValidationPoint> out;
   for (const toml::node& node : *points) {
     const toml::table* table = node.as_table();
-    TETRAD_CHECK(table != nullptr, InvalidArgument, "{}:{}: 'point' must be [[point]] tables",
-                 file, node.source().begin.line);
+    TETRAD_CHECK(table != nullptr, InvalidArgument, "{}:{}: 'point' must be [[point]] tables", file,
+                 node.source().begin.line);
     out.push_back(PointReader(*table, file).read());
   }
   return out;
@@ -134,8 +135,8 @@ std::vector<ValidationPoint> loadValidationFile(const std::string& file) {
 
 std::vector<ValidationPoint> loadValidationSet(const std::string& dir) {
   std::error_code ec;
-  TETRAD_CHECK(fs::is_directory(dir, ec), InvalidArgument,
-               "validation set '{}': no such folder", dir);
+  TETRAD_CHECK(fs::is_directory(dir, ec), InvalidArgument, "validation set '{}': no such folder",
+               dir);
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".toml") files.push_back(entry.path().string());

@@ -67,9 +67,8 @@ std::vector<LayerShape> zooLayers(std::string_view model) {
     const std::string text(model.substr(colon + 1));
     char* end = nullptr;
     const long value = std::strtol(text.c_str(), &end, 10);
-    TETRAD_CHECK(!text.empty() && *end == '\0' && value >= 1 && value <= 1'000'000,
-                 InvalidArgument, "model '{}': the sequence length must be an integer >= 1",
-                 model);
+    TETRAD_CHECK(!text.empty() && *end == '\0' && value >= 1 && value <= 1'000'000, InvalidArgument,
+                 "model '{}': the sequence length must be an integer >= 1", model);
     sequence = double(value);
   }
   std::vector<LayerShape> layers;

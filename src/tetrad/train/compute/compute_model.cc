@@ -52,8 +52,7 @@ ComputeSpec parseComputeSpec(const std::string& text) {
   if (text.starts_with("throughput:")) {
     spec.kind = ComputeSpec::Kind::kFixed;
     spec.samplesPerSecond = parseNumber(text.substr(11), "samples per second");
-    TETRAD_CHECK(std::isfinite(spec.samplesPerSecond) && spec.samplesPerSecond > 0,
-                 InvalidArgument,
+    TETRAD_CHECK(std::isfinite(spec.samplesPerSecond) && spec.samplesPerSecond > 0, InvalidArgument,
                  "invalid --compute '{}': the throughput (samples per second of one device) "
                  "must be positive",
                  text);
@@ -63,8 +62,8 @@ ComputeSpec parseComputeSpec(const std::string& text) {
     spec.kind = ComputeSpec::Kind::kFixed;
     spec.device = text.substr(7);
     TETRAD_CHECK(!spec.device.empty(), InvalidArgument,
-                 "invalid --compute '{}': name a device profile (known: {}) or a .json file",
-                 text, joinedDeviceNames());
+                 "invalid --compute '{}': name a device profile (known: {}) or a .json file", text,
+                 joinedDeviceNames());
     return spec;
   }
   TETRAD_FAIL(InvalidArgument,

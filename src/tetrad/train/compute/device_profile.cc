@@ -1,12 +1,12 @@
 // Reading device profiles (device_profile.h).
 #include "tetrad/train/compute/device_profile.h"
 
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <fmt/ranges.h>
-
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
@@ -106,9 +106,9 @@ DeviceProfile loadDeviceProfile(const std::string& nameOrFile) {
   std::string file = nameOrFile;
   if (!isFile) {
     const std::vector<std::string> known = deviceNames();
-    TETRAD_CHECK(std::find(known.begin(), known.end(), nameOrFile) != known.end(),
-                 InvalidArgument, "unknown device '{}' (known: {}; or a profile FILE.json)",
-                 nameOrFile, joinedDeviceNames());
+    TETRAD_CHECK(std::find(known.begin(), known.end(), nameOrFile) != known.end(), InvalidArgument,
+                 "unknown device '{}' (known: {}; or a profile FILE.json)", nameOrFile,
+                 joinedDeviceNames());
     file = shippedConfigPath("devices/" + nameOrFile + ".json");
   }
   std::ifstream in(file);

@@ -46,9 +46,9 @@ TimingWorkload builtinTimingWorkload(const std::string& model, const sched::Mode
     const std::string prefix = torchLayerName(layer.name);
     for (size_t t = 0; t < layer.tensorElements.size(); ++t) {
       std::string name = t < layer.tensorNames.size() ? layer.tensorNames[t]
-                         : prefix + (t == 0 ? ".weight" : ".bias");
-      w.shape.slots.push_back({std::move(name),
-                               size_t(layer.tensorElements[t]), layer.tensorShapes[t]});
+                                                      : prefix + (t == 0 ? ".weight" : ".bias");
+      w.shape.slots.push_back(
+          {std::move(name), size_t(layer.tensorElements[t]), layer.tensorShapes[t]});
       w.shape.slotStage.push_back(stage);
     }
     if (layer.batchNorm) w.bufferFloats += 2 * size_t(layer.tensorElements[0]);
