@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tetrad/core/error.h"
+#include "tetrad/sched/model_zoo.h"
 
 namespace tetrad::sched {
 namespace {
@@ -12,7 +13,10 @@ LayerShape linear(std::string name, uint64_t in, uint64_t out) {
   return {std::move(name),
           {in * out, out},
           2.0 * double(in) * double(out),
-          {{int64_t(out), int64_t(in)}, {int64_t(out)}}};
+          {{int64_t(out), int64_t(in)}, {int64_t(out)}},
+          false,
+          {},
+          {}};
 }
 
 // A k×k convolution producing an h×w map.
@@ -21,7 +25,10 @@ LayerShape conv(std::string name, uint64_t in, uint64_t out, uint64_t k, uint64_
   LayerShape layer{std::move(name),
                    {out * in * k * k},
                    2.0 * double(in * out * k * k * h * w),
-                   {{int64_t(out), int64_t(in), int64_t(k), int64_t(k)}}};
+                   {{int64_t(out), int64_t(in), int64_t(k), int64_t(k)}},
+                   false,
+                   {},
+                   {}};
   if (bias) {
     layer.tensorElements.push_back(out);
     layer.tensorShapes.push_back({int64_t(out)});
@@ -34,7 +41,9 @@ LayerShape batchNorm(std::string name, uint64_t channels, uint64_t h, uint64_t w
           {channels, channels},
           4.0 * double(channels * h * w),
           {{int64_t(channels)}, {int64_t(channels)}},
-          /*batchNorm=*/true};
+          /*batchNorm=*/true,
+          {},
+          {}};
 }
 
 std::vector<LayerShape> mlp(const ModelInput& in) {
@@ -85,6 +94,7 @@ std::vector<LayerShape> resnet20(const ModelInput& input) {
 }  // namespace
 
 std::vector<LayerShape> modelLayers(std::string_view model) {
+  if (isZooModel(model)) return zooLayers(model);
   if (model == "resnet20") return resnet20({3, 32, 32, 10});
   return modelLayers(model, ModelInput{});
 }
@@ -93,10 +103,13 @@ std::vector<LayerShape> modelLayers(std::string_view model, const ModelInput& in
   TETRAD_CHECK(input.channels > 0 && input.height > 0 && input.width > 0 && input.classes > 1,
                InvalidArgument, "invalid input shape {}x{}x{} with {} classes for model {}",
                input.channels, input.height, input.width, input.classes, model);
+  if (isZooModel(model)) return zooLayers(model);
   if (model == "mlp") return mlp(input);
   if (model == "cnn") return cnn(input);
   if (model == "resnet20") return resnet20(input);
-  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (use mlp, cnn or resnet20)", model);
+  std::string known = "mlp, cnn, resnet20";
+  for (const std::string& name : zooModelNames()) known += ", " + name;
+  TETRAD_FAIL(InvalidArgument, "unknown model '{}' (known: {})", model, known);
 }
 
 uint64_t parameterCount(std::span<const LayerShape> layers) {

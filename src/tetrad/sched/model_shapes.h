@@ -47,6 +47,11 @@ struct LayerShape {
   // mean and variance of `tensorElements[0]` floats each, and its FLOPs are
   // not counted by train/compute/models.cc.
   bool batchNorm = false;
+  // The model zoo's tables (model_zoo.h) name each tensor and the forward stage
+  // (block) of the layer; empty for the tables below, whose tensors are
+  // "weight" and "bias" and whose stage is the first component of the name.
+  std::string stage;
+  std::vector<std::string> tensorNames;
 };
 
 // An image classification input: channels × height × width, and classes.
@@ -57,10 +62,12 @@ struct ModelInput {
   int classes = 10;
 };
 
-// "mlp", "cnn" or "resnet20"; throws InvalidArgument naming the known models.
+// "mlp", "cnn", "resnet20" or a zoo model (model_zoo.h: "resnet50",
+// "bert-base:256", ...); throws InvalidArgument naming the known models.
 std::vector<LayerShape> modelLayers(std::string_view model);
 // The same for `input`; throws InvalidArgument on an input the model cannot
-// take (as train/compute/models.cc does).
+// take (as train/compute/models.cc does). A zoo model ignores `input` (it
+// has its own).
 std::vector<LayerShape> modelLayers(std::string_view model, const ModelInput& input);
 
 uint64_t parameterCount(std::span<const LayerShape> layers);

@@ -16,9 +16,11 @@
 #include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sched/fusion.h"
+#include "tetrad/sched/model_zoo.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/compute/compute_model.h"
+#include "tetrad/train/compute/device_profile.h"
 #include "tetrad/train/compute/model_file.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
@@ -104,7 +106,11 @@ void checkEngine(const ResolvedConfig& r) {
 }  // namespace
 
 const std::vector<std::string>& knownModels() {
-  static const std::vector<std::string> names = {"mlp", "cnn", "resnet20"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all = {"mlp", "cnn", "resnet20"};
+    for (std::string& name : sched::zooModelNames()) all.push_back(std::move(name));
+    return all;
+  }();
   return names;
 }
 
@@ -130,7 +136,10 @@ bool timingOnlyNeedsPayloads(const ResolvedConfig& config) {
   return config.arch.holdsWeights() || (config.arch.mixesModels && pushPull);
 }
 
-ResolvedConfig resolveConfig(const TrainConfig& c) {
+ResolvedConfig resolveConfig(const TrainConfig& asGiven) {
+  // `sim:NxG:device:BW,LAT` takes its first level from --compute device:NAME.
+  TrainConfig c = asGiven;
+  c.cluster = clusterWithNodeLink(asGiven.cluster, asGiven.compute);
   ResolvedConfig r;
   r.given = c;
   // The taxonomy point, each part through its registry.
@@ -168,6 +177,16 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
                  "--model '{}': no such file (a TorchScript module saved with "
                  "torch.jit.script(model).save(path), or one of {})",
                  c.model, joined(models));
+  } else if (sched::isZooModel(c.model)) {
+    sched::zooLayers(c.model);  // throws on a bad sequence length
+    TETRAD_CHECK(c.timingOnly, InvalidArgument,
+                 "--model {} is a layer table (the model zoo, docs/validation.md): it runs "
+                 "--timing-only",
+                 c.model);
+    TETRAD_CHECK(!c.compute.starts_with("measured"), InvalidArgument,
+                 "--model {} has no LibTorch module to measure: give --compute throughput:S, "
+                 "device:NAME, flops:GFLOPS or fixed:DURATION",
+                 c.model);
   } else {
     TETRAD_CHECK(std::find(models.begin(), models.end(), c.model) != models.end(), InvalidArgument,
                  "unknown --model '{}' (use one of {}, or a TorchScript FILE.pt)", c.model,
@@ -232,6 +251,7 @@ ResolvedConfig resolveConfig(const TrainConfig& c) {
   TETRAD_CHECK(c.epochs >= 1, InvalidArgument, "invalid --epochs {}: need at least 1", c.epochs);
   TETRAD_CHECK(c.batchSize >= 1, InvalidArgument, "invalid --batch-size {}: need at least 1",
                c.batchSize);
+  r.compute = resolveComputeModel(r.compute, c.model, c.batchSize);
   TETRAD_CHECK(c.lr > 0 && std::isfinite(c.lr), InvalidArgument,
                "invalid --lr {}: must be positive", c.lr);
   TETRAD_CHECK(c.momentum >= 0 && c.momentum < 1, InvalidArgument,

@@ -5,6 +5,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/train/compute/device_profile.h"
 #include "tetrad/train/seeding.h"
 
 namespace tetrad::train {
@@ -17,8 +18,11 @@ std::string ComputeSpec::toString() const {
     case Kind::kMeasured:
       return scale == 1 ? "measured" : fmt::format("measured*{}", scale);
     case Kind::kFixed:
+      if (!device.empty()) return "device:" + device;
+      if (samplesPerSecond > 0) return fmt::format("throughput:{}", samplesPerSecond);
       return fmt::format("fixed:{}s", seconds);
     case Kind::kFlops:
+      if (!device.empty()) return "device:" + device;
       return fmt::format("flops:{}", gflops);
   }
   return "?";
@@ -45,10 +49,46 @@ ComputeSpec parseComputeSpec(const std::string& text) {
                  "invalid --compute '{}': GFLOPS must be positive", text);
     return spec;
   }
+  if (text.starts_with("throughput:")) {
+    spec.kind = ComputeSpec::Kind::kFixed;
+    spec.samplesPerSecond = parseNumber(text.substr(11), "samples per second");
+    TETRAD_CHECK(std::isfinite(spec.samplesPerSecond) && spec.samplesPerSecond > 0, InvalidArgument,
+                 "invalid --compute '{}': the throughput (samples per second of one device) "
+                 "must be positive",
+                 text);
+    return spec;
+  }
+  if (text.starts_with("device:")) {
+    spec.kind = ComputeSpec::Kind::kFixed;
+    spec.device = text.substr(7);
+    TETRAD_CHECK(!spec.device.empty(), InvalidArgument,
+                 "invalid --compute '{}': name a device profile (known: {}) or a .json file", text,
+                 joinedDeviceNames());
+    return spec;
+  }
   TETRAD_FAIL(InvalidArgument,
               "invalid --compute '{}': use measured, measured*FACTOR, fixed:DURATION (e.g. "
-              "fixed:50ms) or flops:GFLOPS",
+              "fixed:50ms), flops:GFLOPS, throughput:SAMPLES_PER_S or device:NAME|FILE",
               text);
+}
+
+ComputeSpec resolveComputeModel(ComputeSpec spec, const std::string& model, int batch) {
+  if (!spec.device.empty()) {
+    const DeviceProfile profile = loadDeviceProfile(spec.device);
+    const DeviceThroughput* published = profile.throughputFor(model);
+    if (published != nullptr) {
+      spec.samplesPerSecond = published->samplesPerSecond;
+    } else {
+      spec.kind = ComputeSpec::Kind::kFlops;
+      spec.gflops = profile.effectiveGflops;
+    }
+  }
+  if (spec.kind == ComputeSpec::Kind::kFixed && spec.samplesPerSecond > 0) {
+    TETRAD_CHECK(batch >= 1, InvalidArgument, "--compute {}: the batch must be >= 1, got {}",
+                 spec.toString(), batch);
+    spec.seconds = double(batch) / spec.samplesPerSecond;
+  }
+  return spec;
 }
 
 Straggler parseStraggler(const std::string& text) {

@@ -13,6 +13,18 @@
 //                   measurement; charged before the gradient exchange
 //   flops:GFLOPS    the model's FLOPs (3x the forward pass, per sample, times
 //                   the batch) divided by GFLOPS x 1e9
+//   throughput:S    one device's published training throughput, S samples per
+//                   second at the run's batch: an iteration's forward and
+//                   backward take batch / S seconds (the optimizer step is
+//                   inside S and charged 0), split over the layers as fixed:
+//                   is (backward 2/3 of it, by each stage's FLOP share)
+//   device:NAME     a device profile (device_profile.h): the profile's
+//   device:FILE     published throughput for the run's model, as
+//                   throughput:S, else its effective FLOP rate, as flops:
+//                   (NAME: configs/devices/NAME.json; FILE: a .json path)
+//
+// throughput: and device: become fixed: or flops: once the batch and the
+// model are known (resolveComputeModel(); the text keeps its form).
 //
 // Then, per rank: --straggler RANK:FACTOR multiplies that rank's time by
 // FACTOR (repeatable), and --compute-noise SIGMA multiplies every charge by a
@@ -34,11 +46,23 @@ struct ComputeSpec {
   double scale = 1;    // measured only
   double seconds = 0;  // fixed only
   double gflops = 0;   // flops only
+  // throughput:S (and a device profile's published throughput): samples per
+  // second of one device; `seconds` is batch / S once resolved.
+  double samplesPerSecond = 0;
+  // device:NAME|FILE: the profile's name or path as given (empty otherwise).
+  std::string device;
   std::string toString() const;
 };
 
-// Throws InvalidArgument naming the rule.
+// Throws InvalidArgument naming the rule. throughput:S gives kind kFixed
+// with samplesPerSecond = S and seconds 0 until resolveComputeModel();
+// device: gives kind kFixed with `device` set, resolved there too.
 ComputeSpec parseComputeSpec(const std::string& text);
+
+// Resolves throughput: and device: for a run of `model` at `batch` samples per
+// worker (device: reads the profile, device_profile.h); other kinds are
+// returned unchanged. Throws InvalidArgument.
+ComputeSpec resolveComputeModel(ComputeSpec spec, const std::string& model, int batch);
 
 struct Straggler {
   int rank = 0;

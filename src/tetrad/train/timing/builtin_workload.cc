@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "tetrad/sched/model_zoo.h"
+
 namespace tetrad::train {
 namespace {
 
@@ -22,7 +24,7 @@ std::string torchLayerName(std::string name) {
 }  // namespace
 
 bool isBuiltinModel(const std::string& model) {
-  return model == "mlp" || model == "cnn" || model == "resnet20";
+  return model == "mlp" || model == "cnn" || model == "resnet20" || sched::isZooModel(model);
 }
 
 TimingWorkload builtinTimingWorkload(const std::string& model, const sched::ModelInput& input) {
@@ -31,8 +33,10 @@ TimingWorkload builtinTimingWorkload(const std::string& model, const sched::Mode
   for (const sched::LayerShape& layer : layers) {
     // A layer's stage: the module it belongs to (the name before the first
     // '.'); a top-level BatchNorm belongs to the convolution before it.
-    const std::string module = layer.name.substr(0, layer.name.find('.'));
-    const bool joinsPrevious = layer.batchNorm && module == layer.name && !w.stageNames.empty();
+    const std::string module =
+        layer.stage.empty() ? layer.name.substr(0, layer.name.find('.')) : layer.stage;
+    const bool joinsPrevious =
+        layer.batchNorm && module == layer.name && !w.stageNames.empty() && layer.stage.empty();
     if (!joinsPrevious && (w.stageNames.empty() || w.stageNames.back() != module)) {
       w.stageNames.push_back(module);
       w.shape.stageFlops.push_back(0);
@@ -41,8 +45,10 @@ TimingWorkload builtinTimingWorkload(const std::string& model, const sched::Mode
     if (!layer.batchNorm) w.shape.stageFlops.back() += layer.forwardFlops;
     const std::string prefix = torchLayerName(layer.name);
     for (size_t t = 0; t < layer.tensorElements.size(); ++t) {
-      w.shape.slots.push_back({prefix + (t == 0 ? ".weight" : ".bias"),
-                               size_t(layer.tensorElements[t]), layer.tensorShapes[t]});
+      std::string name = t < layer.tensorNames.size() ? layer.tensorNames[t]
+                                                      : prefix + (t == 0 ? ".weight" : ".bias");
+      w.shape.slots.push_back(
+          {std::move(name), size_t(layer.tensorElements[t]), layer.tensorShapes[t]});
       w.shape.slotStage.push_back(stage);
     }
     if (layer.batchNorm) w.bufferFloats += 2 * size_t(layer.tensorElements[0]);

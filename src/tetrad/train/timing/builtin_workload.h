@@ -1,5 +1,6 @@
 // builtinTimingWorkload(): the timing-only workload of a built-in model
-// (mlp, cnn, resnet20) without LibTorch, from the layer tables of
+// (mlp, cnn, resnet20, and the model zoo's tables, sched/model_zoo.h: resnet50,
+// bert-base:SEQ, ...) without LibTorch, from the layer tables of
 // sched/model_shapes.h, so that a timing-only run of a built-in model runs
 // in the LibTorch-free front end (libtorch_parts.h).
 //
@@ -15,6 +16,9 @@
 //   FLOPs       per stage, convolutions and linear layers only (BatchNorm's
 //               are not counted, as models.cc counts);
 //   buffers     BatchNorm's running mean and variance.
+// A zoo model has no LibTorch module here: its tensors carry the reference
+// module's names, its stages are its blocks (layer1.0, encoder.layer.3, h.5)
+// and its FLOPs are the generator's (scripts/gen_model_zoo.py).
 //
 // Pure function; thread-safe.
 #pragma once
