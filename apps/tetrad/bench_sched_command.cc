@@ -55,6 +55,7 @@ void addBenchSchedCommand(CommandGroups& groups) {
   c.batchSize = 32;
   c.compute = "flops:100";
   c.seed = 1;
+  c.arch = "allreduce:ring";  // the pipeline formula's (sched_bench.cc)
   CLI::App* cmd = groups.bench->add_subcommand(kBenchSched.name, kBenchSched.description);
   cmd->add_option("--models", o.models, "Models")->delimiter(',')->capture_default_str();
   cmd->add_option("--workers", o.workers, "Worker counts")->delimiter(',')->capture_default_str();

@@ -72,7 +72,8 @@ TEST(SyncPolicies, BadSpecsNameTheRule) {
 }
 
 TEST(Architectures, ShapesAndRules) {
-  EXPECT_EQ(describeArch("allreduce").canonical, "allreduce:ring");
+  EXPECT_EQ(describeArch("allreduce").canonical, "allreduce:auto");
+  EXPECT_EQ(describeArch("allreduce").allreduce, AllreduceAlgorithm::kAuto);
   EXPECT_EQ(describeArch("allreduce:rd").canonical, "allreduce:rd");
   ArchShape ps = describeArch("ps");
   EXPECT_EQ(ps.shards, 1);
@@ -87,7 +88,7 @@ TEST(Architectures, ShapesAndRules) {
   EXPECT_EQ(describeArch("ps:3:colocated").shards, 3);
   EXPECT_NE(errorOf([] { describeArch("ps:0"); }).find("shard count K"), std::string::npos);
   EXPECT_NE(errorOf([] { describeArch("ps:2:nearby"); }).find("nearby"), std::string::npos);
-  EXPECT_NE(errorOf([] { describeArch("mesh"); }).find("known: allreduce:ring, ps:2"),
+  EXPECT_NE(errorOf([] { describeArch("mesh"); }).find("known: allreduce:auto, ps:2"),
             std::string::npos);
   EXPECT_EQ(describeArch("gossip:torus:4x4").topology, "torus:4x4");
   EXPECT_EQ(describeArch("gossip:exp:one-peer").canonical, "gossip:exp:one-peer");

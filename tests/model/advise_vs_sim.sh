@@ -27,8 +27,9 @@ fi
 # shellcheck disable=SC2086
 "$tetrad" advise --model "$model" --workers "$workers" --cluster "$cluster" --compute 10ms \
   $flag --codec-cost profile:host-cpu >"$dir/advise.txt"
-predicted=$(awk -v a="$arch" -v c="$compress" '$4 == "bsp" && $5 == a && $6 == c { print $2; exit }' \
-  "$dir/advise.txt")
+# The time per iteration ("= T ms/iter × M iterations"), not the time to target.
+predicted=$(awk -v a="$arch" -v c="$compress" '$4 == "bsp" && $5 == a && $6 == c {
+  for (i = 1; i < NF; ++i) if ($(i + 1) == "ms/iter") { print $i; exit } }' "$dir/advise.txt")
 [ -n "$predicted" ] || { echo "advise_vs_sim: FAIL: no bsp $arch $compress row"; exit 1; }
 # shellcheck disable=SC2086
 "$tetrad" train --model "$model" --data synthetic --timing-only --workers "$workers" \

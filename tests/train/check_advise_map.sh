@@ -63,7 +63,7 @@ for cluster, entries in cells.items():
     want = 3 if workers == "4" else 2
     assert len(entries) == want, f"{cluster}: {len(entries)} methods, expected {want}"
     for e in entries:
-        two = e["method"].startswith("bsp allreduce:ring none") and workers == "4"
+        two = e["method"].startswith("bsp allreduce:auto none") and workers == "4"
         assert e["seeds"] == ("2" if two else "1"), f"{cluster}: {e['method']} seeds {e['seeds']}"
         assert (e["time_std"] != "") == two, f"{cluster}: {e['method']} time_std"
     times = {e["method"]: float(e["time_to_target"]) if e["time_to_target"] else math.inf
@@ -80,7 +80,7 @@ PY
 cell=$(/usr/bin/python3 -c "
 import csv, sys
 for r in csv.DictReader(open('$out/sweep/map.csv')):
-    if r['method'].startswith('bsp allreduce:ring topk'):
+    if r['method'].startswith('bsp allreduce:auto topk'):
         print(r['cluster'] + '|' + r['time_to_target']); break")
 retimed=$("$tetrad" retime "$out/sweep/topk" --cluster "${cell%%|*}" --json |
   tr -d ' \n' | grep -o '"time_to_target":[^,]*' | head -1 | cut -d: -f2)

@@ -43,7 +43,7 @@ esac
 # metrics.jsonl without the fields that are wall-clock measurements.
 metrics() {
   if [ "$mode" != sim ] && [ "$mode" != crash ]; then
-    sed -E 's/"(sim_time|wall_time|compute_time|comm_time)":[^,}]*,?//g' "$1/metrics.jsonl"
+    sed -E 's/"(sim_time|wall_time|compute_time|comm_time|codec_time)":[^,}]*,?//g' "$1/metrics.jsonl"
   else
     sed -E 's/"wall_time":[^,}]*,?//g' "$1/metrics.jsonl"
   fi

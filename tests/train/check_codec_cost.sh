@@ -50,8 +50,10 @@ for name, ((ec, ee), (dc, de), decodes) in cases.items():
             print(f"{name}: rank {r} charged {got!r} s, expected {want!r} s"); ok = False
     if any(t != 0 for t in base["codec_time_per_rank"]):
         print(f"{name}: --codec-cost none charged {base['codec_time_per_rank']}"); ok = False
+    # The end-of-run totals gather, inside the engine time, carries codec time
+    # only when it is charged: 8 bytes more per rank and step (< 1 us here).
     extra = s["train_time"] - base["train_time"]
-    if abs(extra - want) > 1e-9:
+    if abs(extra - want) > 1e-6:
         print(f"{name}: train time grew by {extra!r} s, the charge is {want!r} s"); ok = False
     if abs(s["codec_time"] - want / iters) > 1e-12:
         print(f"{name}: codec_time {s['codec_time']!r} per iteration, expected {want / iters!r}")

@@ -116,9 +116,10 @@ class Exchange {
   // The non-finite guard's word (compress/guard_rider.h) rides on the
   // gradient stream of this iteration: every kGradients bucket averaged from
   // now on is scanned before it is encoded, and the iteration's last one
-  // carries the word. False (nothing armed) where this exchange cannot carry
-  // it; the guard then runs its own round.
-  virtual bool armRider(GuardRider* rider) { return false; }
+  // carries the word. `withStopRequests`: the word may also be a stop request
+  // (runs that checkpoint). False (nothing armed) where this exchange cannot
+  // carry it; the guard then runs its own round.
+  virtual bool armRider(GuardRider* rider, bool withStopRequests) { return false; }
   // Collective mean over workers; see the header comment.
   virtual void average(ExchangeStream stream, size_t bucket, std::span<float> values) = 0;
   // Push-pull step; see the header comment. Default: Unsupported.

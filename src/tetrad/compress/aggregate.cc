@@ -48,26 +48,16 @@ void Compressor::expandSummedStep(std::span<const float> summed, const Compresso
 
 namespace {
 
-// The guard's word after an all-reduce of it (the sum, or the average's
-// sum divided by p); payload-free, the rank's own word stands.
-void takeRider(Transport& transport, GuardRider& rider, float reduced) {
+// A summable aggregation carries the guard's word in the values themselves:
+// a rank with something to report has made its bucket non-finite (the
+// exchange did, allreduce_exchange.cc), and a sum with a NaN or an Inf in it
+// is non-finite on every rank alike (bit-identical results), so the reduced
+// bucket's own non-finiteness is the word. The sum order is the one without
+// a guard: a finite run computes the same bits. Payload-free: nothing to
+// scan, the rank's own word stands.
+void takeReducedWord(Transport& transport, GuardRider& rider, std::span<const float> reduced) {
   rider.carried = true;
-  if (computesOnData(transport)) rider.word = reduced;
-}
-
-// The identity's all-reduce with the word as one more element (a copy of
-// the bucket: the only case that loses the zero-copy path).
-void allreduceWithRider(Transport& transport, std::span<float> gradient,
-                        const AggregateOptions& options) {
-  std::vector<float> carrier(gradient.size() + 1);
-  std::copy(gradient.begin(), gradient.end(), carrier.begin());
-  carrier.back() = options.rider->word;
-  allreduce(
-      transport, carrier,
-      {options.allreduce, options.op, options.tag, WirePrecision::kFloat32, options.selector});
-  std::copy_n(carrier.begin(), gradient.size(), gradient.begin());
-  const float scale = options.op == ReduceOp::kAverage ? float(transport.size()) : 1.0f;
-  takeRider(transport, *options.rider, carrier.back() * scale);
+  if (computesOnData(transport)) rider.word = scanNonFinite(reduced) >= 0 ? 1.0f : 0.0f;
 }
 
 // Bytes 4..7 of the header (PacketHeader::reserved), little-endian.
@@ -125,27 +115,20 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
         // The all-reduce applies options.op itself: an averaging ring divides
         // only its own block before the all-gather (1/p of the work, the same
         // bits as dividing every element after it).
-        if (options.rider != nullptr) {
-          allreduceWithRider(transport, gradient, options);
-        } else {
-          allreduce(transport, gradient,
-                    {options.allreduce, options.op, options.tag, WirePrecision::kFloat32,
-                     options.selector});
-        }
+        allreduce(transport, gradient,
+                  {options.allreduce, options.op, options.tag, WirePrecision::kFloat32,
+                   options.selector});
+        if (options.rider != nullptr) takeReducedWord(transport, *options.rider, gradient);
         ++state.step;
         return;
       }
       std::vector<float> summable =
           timeCodec(options.codec, [&] { return compressor.encodeSummable(gradient, state); });
       chargeModelled(options.codec, compressor, CodecWork::kEncode, gradient.size());
-      if (options.rider != nullptr) summable.push_back(options.rider->word);
       allreduce(transport, summable,
                 {options.allreduce, ReduceOp::kSum, options.tag, compressor.summableWire(),
                  options.selector});
-      if (options.rider != nullptr) {
-        takeRider(transport, *options.rider, summable.back());
-        summable.pop_back();
-      }
+      if (options.rider != nullptr) takeReducedWord(transport, *options.rider, summable);
       timeCodec(options.codec, [&] { compressor.expandSummed(summable, state, gradient); });
       chargeModelled(options.codec, compressor, CodecWork::kDecode, gradient.size(),
                      compressor.modelledDecodes(transport.size()));

@@ -3,10 +3,15 @@
 //
 // Each rank puts in a word — 1 when it has something to report (a
 // non-finite loss or gradient, or a stop request), else 0 — and gets back
-// the sum over the ranks. The word travels
-//   summable compressors (none, fp16, bf16, Random-k)  as one more element
-//       of the bucket's all-reduce (with a 16-bit wire a count of up to 2048
-//       ranks is exact; the guard needs only "zero or not");
+// the sum over the ranks (or 1 for "some rank reported"). The word travels
+//   summable compressors (none, fp16, bf16, Random-k)  as the reduced
+//       bucket's own non-finiteness: a rank that reports makes its bucket
+//       non-finite (a NaN in its first element), a sum with a NaN or an Inf
+//       in it is non-finite on every rank alike, and a finite run sums
+//       exactly what it would sum without the guard (same length, same
+//       order, same bits). It cannot carry a stop request (a run that
+//       checkpoints falls back to the guard's round there); it does catch
+//       what the encoding itself overflows (fp16 beyond 65504);
 //   gather compressors  in the 32-bit `reserved` field of every packet's
 //       header, which every rank receives (compressor.h; zeroed again before
 //       decoding);

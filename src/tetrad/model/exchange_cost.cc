@@ -123,6 +123,14 @@ std::vector<BucketRange> exchangeBuckets(const Workload& workload, uint64_t capB
   return fuseInOrder(slots, capBytes);
 }
 
+double packetBytes(const Compressor& compressor, const BucketRange& bucket) {
+  CompressorState state;
+  state.shape = bucket.shape;
+  if (bucket.tensorShapes.size() > 1) state.layout = bucket.tensorShapes;
+  return std::ceil(compressor.bucketBitsPerElement(state, bucket.count) * double(bucket.count) /
+                   8.0);
+}
+
 double packetBytes(const Compressor& compressor, size_t count) {
   return std::ceil(compressor.bitsPerElement(count) * double(count) / 8.0);
 }
@@ -144,7 +152,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
       } else if (compressor.summableWire() != WirePrecision::kFloat32) {
         addAllreduce(calls, algorithm, b.count, compressor.summableWire(), network);
       } else {
-        const auto floats = size_t(std::ceil(packetBytes(compressor, b.count) / 4.0));
+        const auto floats = size_t(std::ceil(packetBytes(compressor, b) / 4.0));
         addAllreduce(calls, algorithm, floats, WirePrecision::kFloat32, network);
       }
     }
@@ -152,7 +160,7 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
     // Per bucket, p - 1 ring steps of one packet each.
     double bytes = 0, step = 0;
     for (const BucketRange& b : buckets) {
-      const double packet = packetBytes(compressor, b.count);
+      const double packet = packetBytes(compressor, b);
       bytes += packet;
       step += network.messageSeconds(packet);
     }

@@ -55,6 +55,9 @@ std::vector<BucketRange> exchangeBuckets(const Workload& workload, uint64_t capB
 
 // Packet bytes of `count` floats: ⌈bitsPerElement(count)·count/8⌉.
 double packetBytes(const Compressor& compressor, size_t count);
+// The packet of a fused bucket, its layout counted (TernGrad's scale per
+// tensor: Compressor::bucketBitsPerElement).
+double packetBytes(const Compressor& compressor, const BucketRange& bucket);
 
 // Unsupported for kNative (no model) and a custom protocol without one.
 ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compressor& compressor,

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "tetrad/compress/aggregate.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
@@ -63,6 +65,13 @@ class AllreduceExchange final : public Exchange {
     if (stream == ExchangeStream::kGradients && rider_ != nullptr) {
       scanForRider(bucket, values);
       if (++riderScanned_ == buckets_.size()) {
+        // A summable aggregation carries the word as the bucket's own
+        // non-finiteness (compress/guard_rider.h): a rank with something to
+        // report makes this last bucket non-finite; the run stops anyway.
+        if (rider_->anyReported() && compressor_->aggregation() == Aggregation::kSummable &&
+            !values.empty()) {
+          values[0] = std::numeric_limits<float>::quiet_NaN();
+        }
         options.rider = rider_;
         rider_ = nullptr;
       }
@@ -75,9 +84,12 @@ class AllreduceExchange final : public Exchange {
     aggregate(transport_, *compressor_, values, states_[s][bucket], options);
   }
 
-  bool armRider(GuardRider* rider) override {
-    // Custom protocols (majority vote, gTop-k, PowerSGD) have no place for it.
-    if (compressor_->aggregation() == Aggregation::kCustom || buckets_.empty()) return false;
+  bool armRider(GuardRider* rider, bool withStopRequests) override {
+    // Custom protocols (majority vote, gTop-k, PowerSGD) have no place for
+    // it; a summable one carries non-finiteness only, not a stop request.
+    const Aggregation aggregation = compressor_->aggregation();
+    if (aggregation == Aggregation::kCustom || buckets_.empty()) return false;
+    if (aggregation == Aggregation::kSummable && withStopRequests) return false;
     rider_ = rider;
     riderScanned_ = 0;
     return true;

@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
+#include "tetrad/train/compute/device_profile.h"
 
 namespace tetrad::train {
 
@@ -34,6 +37,11 @@ CodecChargeSpec resolveCodecCharge(const std::string& flag, const ComputeSpec& c
     spec.mode = CodecChargeSpec::Mode::kMeasured;
     spec.scale = measuredCompute ? compute.scale : 1.0;
     return spec;
+  } else if (flag == "auto" && !compute.device.empty()) {
+    // A device profile names its codec profile (configs/codec/NAME.json).
+    const std::string named = loadDeviceProfile(compute.device).codecProfile;
+    const std::filesystem::path path(named);
+    profile = path.parent_path() == "configs/codec" ? path.stem().string() : named;
   } else if (flag == "auto") {
     profile = model::kDefaultCodecProfile;
   } else if (flag.starts_with("profile:") && flag.size() > 8) {

@@ -3,9 +3,10 @@
 // (compress/codec_clock.h), and the clock that does it.
 //
 //   auto (default)   measured when the compute model is (--compute measured
-//                    on a run that trains, and always under MPI); otherwise
-//                    modelled with the host-CPU profile (configs/codec/
-//                    host-cpu.json)
+//                    on a run that trains, and always under MPI); with
+//                    --compute device:NAME the device profile's
+//                    codec_profile; otherwise the host-CPU profile
+//                    (configs/codec/host-cpu.json)
 //   measured         each call's CPU time on the rank's thread, times the
 //                    compute model's scale F of measured*F (a device F times
 //                    as fast computes its codec F times as fast too)

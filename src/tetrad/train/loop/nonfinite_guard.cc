@@ -132,9 +132,14 @@ NonFiniteFinding NonFiniteGuard::findingOf(int rank, uint32_t code) const {
 }
 
 bool NonFiniteGuard::inject(int64_t iteration, std::span<float> gradients) const {
-  if (workers_.rank() != injectRank_ || iteration != injectIteration_ || gradients.empty()) {
+  // Once per iteration: the loop writes it before a ridden exchange, and the
+  // round that follows must read the code found then, not rescan the
+  // exchanged values.
+  if (workers_.rank() != injectRank_ || iteration != injectIteration_ || gradients.empty() ||
+      injectedAt_ == iteration) {
     return false;
   }
+  injectedAt_ = iteration;
   gradients[0] =
       injectInf_ ? std::numeric_limits<float>::infinity() : std::numeric_limits<float>::quiet_NaN();
   return true;

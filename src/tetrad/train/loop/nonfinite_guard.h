@@ -27,7 +27,9 @@
 // arms a word (1: a non-finite loss or gradient, or a stop request) that the
 // exchange carries to everyone as one bucket element or a packet header
 // field; the round above runs only when the sum is not zero, to name rank,
-// tensor and kind. A finite iteration then sends no message of its own. The
+// tensor and kind. (A summable exchange carries non-finiteness but not a
+// stop request: a run that stops on signals agrees on them at its next
+// checkpoint, and in the round every kStopAgreementEvery iterations.) A finite iteration then sends no message of its own. The
 // decision is taken after the exchange and before the optimizer step, so
 // the parameters still stay the last finite ones (the compressor's state,
 // e.g. an error-feedback residual, has seen the non-finite values; the run
@@ -59,6 +61,12 @@
 namespace tetrad::train {
 
 enum class NonFinitePolicy { kStop, kSkip, kOff };
+
+// Where stop's word rides as the reduced bucket's non-finiteness (summable
+// compressors), which cannot carry a stop request, a run that stops on a
+// signal agrees on stop requests in the guard's round every this many
+// iterations (a signal is acted on within as many).
+inline constexpr int64_t kStopAgreementEvery = 16;
 
 // "stop", "stop:K", "skip" or "off" (no check and no agreement: timing
 // studies that must not pay its all-gather); InvalidArgument naming
@@ -144,6 +152,7 @@ class NonFiniteGuard {
   int injectRank_ = -1;  // test hook (see above)
   int64_t injectIteration_ = -1;
   bool injectInf_ = false;
+  mutable int64_t injectedAt_ = -1;  // the iteration the hook last wrote
 };
 
 // Without the guard (--on-nonfinite off): the workers agree whether any of

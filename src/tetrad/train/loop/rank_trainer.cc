@@ -239,7 +239,8 @@ RankResult RankTrainer::run(bool keepParameters) {
       tables->totals.resize(size_t(world_.size()));
     tables->totals[size_t(world_.rank())] = mine;
   }
-  r.result.ranks = gatherTotals(world_, mine, r.totalsTag);
+  r.result.ranks = gatherTotals(world_, mine, r.totalsTag,
+                                config_.codecCharge.mode != CodecChargeSpec::Mode::kNone);
   if (tables != nullptr) r.result.ranks = tables->totals;
   for (const RankTotals& t : r.result.ranks) {
     for (const auto& [staleness, count] : t.stalenessHistogram) {

@@ -134,8 +134,10 @@ class RankTrainer {
   // this step (skip) or the run stops (stop: run.result.status "diverged").
   // `scanned`: the guard's scan of this pass's values where the pool ran it
   // (BatchOutcome::nonFiniteScan).
+  // `counted`: its time goes to communication (false inside a bracket that
+  // leaves it out, guardAfterRide()).
   bool guardStep(Run& run, int64_t iteration, double loss,
-                 std::optional<uint32_t> scanned = std::nullopt);
+                 std::optional<uint32_t> scanned = std::nullopt, bool counted = true);
   // Push-pull: this worker's own check before its update is pushed.
   void guardPushPull(Run& run, int64_t iteration, double loss);
   // stop's word on this iteration's gradient exchange (nonfinite_guard.h):

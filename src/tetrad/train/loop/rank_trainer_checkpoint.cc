@@ -292,7 +292,7 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
   const bool due = checkpointDue(r, iteration, epochEnd);
   const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
   bool stop = false;
-  if (r.guard && !pushPull) {
+  if (r.guard && !pushPull && !r.stopNotAgreed) {
     stop = r.guard->stopAgreed();  // agreed during this iteration's check
   } else if (due) {
     // Without the guard's per-iteration agreement (it is off, or under

@@ -12,10 +12,21 @@
 namespace tetrad::train {
 
 bool RankTrainer::armGuardRider(Run& r, int64_t iteration, double loss) {
+  r.stopNotAgreed = false;
   if (!r.guard || r.guard->policy() != NonFinitePolicy::kStop) return false;
-  if (!r.exchange->armRider(&r.rider)) return false;
-  const bool stop = r.checkpointing && pendingStopSignal(iteration + 1) != 0;
+  bool carriesStop = r.checkpointing;
+  if (!r.exchange->armRider(&r.rider, carriesStop)) {
+    // A summable exchange carries non-finiteness only: a run that can stop
+    // on a signal agrees on stop requests in the guard's own round, every
+    // kStopAgreementEvery iterations (nonfinite_guard.h).
+    if (!carriesStop || (iteration + 1) % kStopAgreementEvery == 0) return false;
+    if (!r.exchange->armRider(&r.rider, false)) return false;
+    carriesStop = false;
+  }
+  const bool stop = carriesStop && pendingStopSignal(iteration + 1) != 0;
   r.rider.arm(!std::isfinite(loss) || stop);
+  // Stop requests left out: agreed at the next checkpoint instead (endIteration()).
+  r.stopNotAgreed = r.checkpointing && !carriesStop;
   return true;
 }
 
@@ -24,18 +35,26 @@ void RankTrainer::guardAfterRide(Run& r, int64_t iteration, double loss) {
                "rank {}: the non-finite guard's word was armed but no exchange carried it",
                world_.rank());
   if (!r.rider.anyReported()) return;  // every rank finite, no stop request: no round
-  guardStep(r, iteration, loss, r.guard->codeAt(loss, r.rider.firstBad, r.rider.firstBadIsInf));
+  // The round runs only at an event — a stop or a divergence — after which
+  // the run ends: not training (its time and traffic are left out, as an
+  // evaluation's), so a run stopped by a signal and resumed keeps the books
+  // of an uninterrupted one.
+  r.meter->beginEval();
+  guardStep(r, iteration, loss, r.guard->codeAt(loss, r.rider.firstBad, r.rider.firstBadIsInf),
+            /*counted=*/false);
+  r.meter->endEval();
+  r.stopNotAgreed = false;  // the round carried every rank's stop request
 }
 
 bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss,
-                            std::optional<uint32_t> scanned) {
+                            std::optional<uint32_t> scanned, bool counted) {
   if (!r.guard) return false;
   const double start = world_.now();
   const std::optional<NonFiniteFinding> finding =
       r.guard->agree(iteration + 1, loss,
                      r.compute->computesValues() ? r.compute->gradients() : std::span<float>(),
                      r.checkpointing && pendingStopSignal(iteration + 1) != 0, scanned);
-  r.meter->addComm(world_.now() - start);
+  if (counted) r.meter->addComm(world_.now() - start);
   r.timeline->add(TimelineTrack::kCommunication, "non-finite check", "comm", start, world_.now(),
                   iteration);
   if (!finding) return false;

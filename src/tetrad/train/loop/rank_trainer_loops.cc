@@ -7,6 +7,7 @@
 // through the architecture (docs/algorithms.md: ring all-reduce of n floats
 // on p workers 2(p-1)α + 2(p-1)/p·4n·β; parameter server and Local SGD there
 // too).
+#include <optional>
 #include <algorithm>
 #include <functional>
 
@@ -126,16 +127,19 @@ void RankTrainer::runCollective(Run& r) {
     r.timeline->add(TimelineTrack::kCompute, "forward+backward", "compute", mark, world_.now(),
                     iteration);
     // The guard's test hook (nonfinite_guard.h) acts whether or not a check
-    // runs this iteration (stop:K).
-    if (r.guard && r.compute->computesValues()) {
-      r.guard->injectForTest(iteration + 1, r.compute->gradients());
+    // runs this iteration (stop:K); what it writes invalidates the pool's scan.
+    std::optional<uint32_t> scanned = batch.nonFiniteScan;
+    if (r.guard && r.compute->computesValues() &&
+        r.guard->injectForTest(iteration + 1, r.compute->gradients())) {
+      scanned.reset();
     }
     // Non-finite loss or gradient on any worker: every worker skips or stops
     // — decided after the exchange where stop's word rides on it, else now.
+    r.stopNotAgreed = false;
     const bool rides = point.reduceGradients && armGuardRider(r, iteration, batch.loss);
     bool skip = false;
     if (!rides && r.guard && r.guard->roundDue(iteration + 1)) {
-      skip = guardStep(r, iteration, batch.loss, batch.nonFiniteScan);
+      skip = guardStep(r, iteration, batch.loss, scanned);
     }
     if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};

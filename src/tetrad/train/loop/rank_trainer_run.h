@@ -36,6 +36,9 @@ struct RankTrainer::Run {
   // --codec-cost none.
   std::unique_ptr<RankCodecClock> codecClock;
   GuardRider rider;                    // the guard's word on the exchange (nonfinite_guard.h)
+  // This iteration's guard agreed on no stop request (its word rode on a
+  // summable exchange): a signal is then agreed at the next checkpoint.
+  bool stopNotAgreed = false;
   std::unique_ptr<Timeline> timeline;  // every rank (events of workers)
   Tag timelineTag = 0;
   std::unique_ptr<WorkerCompute> compute;  // workers: what computes (worker_compute.h)

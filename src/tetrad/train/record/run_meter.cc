@@ -169,7 +169,8 @@ void RunMeter::loadState(ConstBytes state) {
   in.expectEnd("meter state");
 }
 
-std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag) {
+std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag,
+                                     bool withCodec) {
   ByteBuffer bytes;
   ByteWriter writer(bytes);
   writer.put(uint8_t(mine.role));
@@ -177,7 +178,7 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
   writer.put(mine.bytesReceived);
   writer.put(mine.computeTime);
   writer.put(mine.commTime);
-  writer.put(mine.codecTime);
+  if (withCodec) writer.put(mine.codecTime);
   writer.put(mine.updatesApplied);
   putCounts(writer, mine.stalenessHistogram);
   std::vector<RankTotals> all;
@@ -192,7 +193,7 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
     t.bytesReceived = reader.get<uint64_t>("bytes received");
     t.computeTime = reader.get<double>("compute time");
     t.commTime = reader.get<double>("communication time");
-    t.codecTime = reader.get<double>("codec time");
+    if (withCodec) t.codecTime = reader.get<double>("codec time");
     t.updatesApplied = reader.get<int64_t>("updates applied");
     t.stalenessHistogram = getCounts(reader, "staleness histogram");
     reader.expectEnd("run totals");

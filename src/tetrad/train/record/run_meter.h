@@ -104,6 +104,11 @@ class RunMeter {
 
 // Every rank's totals, in rank order; every rank of `world` must call it
 // with the same `tag` (a collective range, collectives/collective_options.h).
-std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag);
+// `withCodec`: the totals carry codec time (runs that charge it); without,
+// the message is byte for byte what runs from before codec charging sent, so
+// --codec-cost none reproduces their simulated times exactly (the gather is
+// inside the engine time the meter reads). The same on every rank.
+std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag,
+                                     bool withCodec = true);
 
 }  // namespace tetrad::train
