@@ -140,8 +140,7 @@ TEST(Schedulers, OverlappingPlansCoverTheBufferInReadyOrder) {
   // Fused units list their tensors (parameter order); chunks list none.
   const std::vector<BucketRange> fused = makeScheduler("fusion:1MiB")->plan(inputs);
   ASSERT_EQ(fused.size(), 1u);
-  EXPECT_EQ(fused[0].tensorShapes,
-            (std::vector<std::vector<int64_t>>{{2, 5}, {2}, {4, 5}, {4}}));
+  EXPECT_EQ(fused[0].tensorShapes, (std::vector<std::vector<int64_t>>{{2, 5}, {2}, {4, 5}, {4}}));
   for (const BucketRange& chunk : makeScheduler("priority:16")->plan(inputs)) {
     EXPECT_EQ(chunk.tensorShapes.size(), chunk.shape.empty() ? 0u : 1u) << chunk.names;
   }

@@ -80,6 +80,21 @@ TEST(SweepFile, ReadsValuesAndWhereTheyAre) {
             (std::vector<std::string>{"--partition", "dirichlet:0.5"}));
 }
 
+TEST(SweepFile, Baseline16NamesAMethodLabel) {
+  const std::string named = std::string("baseline16 = \"topk-ef\"\n") + kSweep;
+  EXPECT_EQ(parseSweepText(named, "sweep.toml").baseline16, "topk-ef");
+  EXPECT_EQ(parseSweepText(kSweep, "sweep.toml").baseline16, "");
+  const std::string unknown = std::string("baseline16 = \"fp16-ddp\"\n") + kSweep;
+  try {
+    parseSweepText(unknown, "sweep.toml");
+    FAIL() << "an unknown baseline16 label was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'baseline16': no [[method]] is labelled 'fp16-ddp'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(SweepFile, CanonicalNumbers) {
   EXPECT_EQ(canonicalNumber(0.1), "0.1");
   EXPECT_EQ(canonicalNumber(1e-1), "0.1");

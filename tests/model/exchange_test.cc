@@ -1,11 +1,10 @@
 // α–β exchange costs against collective_cost.h and hand-computed formulas.
 #include <gtest/gtest.h>
 
-#include "tetrad/compress/powersgd.h"
-
 #include <cmath>
 
 #include "tetrad/collectives/collective_cost.h"
+#include "tetrad/compress/powersgd.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/model/exchange_cost.h"
@@ -29,8 +28,8 @@ ModelContext context(const Workload& workload, const std::string& cluster, int w
 // iteration (Local SGD too); ssp/asp check locally and pay nothing.
 TEST(modelExchange, TheNonFiniteGuardCostsOneAllgatherOfOneFloatPerIteration) {
   ModelContext c = context(modelWorkload("mlp"), "sim:1Gbps,1ms", 8);
-  const double guard = allgatherCost(AllgatherAlgorithm::kRecursiveDoubling, 8, 1,
-                                     c.network.costParams());
+  const double guard =
+      allgatherCost(AllgatherAlgorithm::kRecursiveDoubling, 8, 1, c.network.costParams());
   EXPECT_GT(guard, 3 * 1e-3);  // ⌈log2 8⌉ latencies
   EXPECT_DOUBLE_EQ(nonFiniteGuardSeconds(c.network), guard);
   // Where stop's word rides on the gradient exchange (bsp all-reduce with a

@@ -53,8 +53,7 @@ TEST(modelWarmupCost, ChargesEachStageForTheIterationsItCovers) {
   EXPECT_NEAR(stage1, d01, 1e-6 * d01);
   EXPECT_GT(stage0, stage1);
   EXPECT_GT(stage1, d1) << "the warm-up sends more than the final density";
-  EXPECT_NEAR(meanTimePerIteration(dgc, c, 30), (10 * stage0 + 10 * stage1 + 10 * d1) / 30,
-              1e-12);
+  EXPECT_NEAR(meanTimePerIteration(dgc, c, 30), (10 * stage0 + 10 * stage1 + 10 * d1) / 30, 1e-12);
   EXPECT_NEAR(meanTimePerIteration(dgc, c, 15), (10 * stage0 + 5 * stage1) / 15, 1e-12);
   EXPECT_DOUBLE_EQ(meanTimePerIteration(dgc, c, NAN), predictMethod(dgc, c).seconds);
   const Method topk{"bsp", "allreduce:ring", "topk:0.01,ef"};

@@ -46,8 +46,7 @@ TEST_P(BspEquivalence, MatchesSingleProcessLoopWithNTimesTheBatch) {
   // Not trivially equal: training moved the parameters by far more than that.
   TrainConfig untrained = config;
   PlainLoopResult start = trainPlainLoop(untrained, data, c.batch * c.workers, 0);
-  EXPECT_GT(testing::maxRelativeDifference(start.parameters, reference.parameters),
-            10 * tolerance);
+  EXPECT_GT(testing::maxRelativeDifference(start.parameters, reference.parameters), 10 * tolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sim, BspEquivalence,

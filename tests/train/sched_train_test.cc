@@ -15,6 +15,7 @@
 //   - a timeout in the communication task reaches the worker as an error.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -65,6 +66,28 @@ TEST_F(SchedTrain, EveryPolicyGivesTheParametersOfNone) {
   const auto psNone = testing::finalParameters(ps, data_, 4);
   ps.sched = "fusion:64KiB";
   EXPECT_EQ(testing::finalParameters(ps, data_, 4), psNone);
+}
+
+// The 16-bit baseline users run overlaps: fp16 and bf16 buckets under every
+// overlap schedule give the parameters of the same wire after the backward
+// pass (the buckets are the same: fusion with the default bucket size).
+TEST_F(SchedTrain, SixteenBitWiresRunWithEveryOverlapSchedule) {
+  for (const char* wire : {"fp16", "bf16"}) {
+    TrainConfig c = schedConfig("none", "ring");
+    c.compress = wire;
+    c.bucketSize = "0";  // one bucket per tensor: the same units for every schedule
+    const auto after = testing::finalParameters(c, data_, 4);
+    ASSERT_FALSE(after.empty()) << wire;
+    for (const char* sched : {"wfbp", "mgwfbp", "ddp", "priority"}) {
+      c.sched = sched;
+      const auto overlapped = testing::finalParameters(c, data_, 4);
+      ASSERT_EQ(overlapped.size(), after.size()) << wire << " " << sched;
+      for (float v : overlapped) ASSERT_TRUE(std::isfinite(v)) << wire << " " << sched;
+      if (std::string(sched) == "wfbp") {
+        EXPECT_EQ(overlapped, after) << wire << " " << sched;
+      }
+    }
+  }
 }
 
 // Simulated seconds per iteration of `sched` (cnn, fixed compute, CM02 star).

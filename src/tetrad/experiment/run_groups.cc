@@ -126,12 +126,19 @@ std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
         row.isBaseline = true;
         groups[c].baseline = index;
       }
-      // The 16-bit baseline users run: DDP's fp16 hook on DDP's buckets,
-      // overlapped (--sched ddp); an fp16 run after the backward pass only
-      // where the cluster has no overlapped one.
-      if (!row.layerWise && row.compress == "fp16" &&
-          isBaselinePoint(row.sync, row.arch, "none", "none") &&
-          (row.sched == "ddp" || row.sched == "none")) {
+      // The sweep's baseline16 when it names one; else the 16-bit baseline
+      // users run: DDP's fp16 hook on DDP's buckets, overlapped (--sched
+      // ddp); an fp16 run after the backward pass only where the cluster has
+      // no overlapped one.
+      const std::string& named = methodRuns.front()->baseline16;
+      if (!named.empty()) {
+        if (row.method == named) {
+          row.isFp16Baseline = true;
+          groups[c].fp16Baseline = index;
+        }
+      } else if (!row.layerWise && row.compress == "fp16" &&
+                 isBaselinePoint(row.sync, row.arch, "none", "none") &&
+                 (row.sched == "ddp" || row.sched == "none")) {
         const int current = groups[c].fp16Baseline;
         const bool overlapped = row.sched == "ddp";
         if (current < 0 || (overlapped && groups[c].rows[size_t(current)].sched != "ddp")) {

@@ -6,7 +6,8 @@
 // the sweep file (RunRecord indices), then of their labels. The baseline of
 // a cluster is its first method whose sync is bsp, arch allreduce:*,
 // compress none and sched none (BSP without compression); its fp16 baseline
-// the first such method with compress fp16 and sched ddp (DDP's fp16 hook
+// the method the sweep's baseline16 names (run.json), else the first such
+// method with compress fp16 and sched ddp (DDP's fp16 hook
 // on DDP's buckets, overlapped with the backward pass: the 16-bit baseline
 // users run), else with sched none. A layer-wise run (config.json's
 // bucket_bytes 0: one bucket, so one compressed packet, per tensor) is an

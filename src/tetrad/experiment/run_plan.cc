@@ -54,6 +54,7 @@ RunPlan planRun(const SweepSpec& spec, int clusterIndex, int methodIndex, uint64
   const MethodEntry& method = spec.methods[size_t(methodIndex)];
   RunPlan run;
   run.methodLabel = method.label;
+  run.baseline16 = spec.baseline16;
   run.clusterLabel = cluster.label;
   run.methodIndex = methodIndex;
   run.clusterIndex = clusterIndex;

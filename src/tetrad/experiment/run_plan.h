@@ -33,6 +33,7 @@ struct TrainArgument {
 
 struct RunPlan {
   std::string methodLabel;
+  std::string baseline16;  // the sweep's baseline16 label ("": automatic)
   std::string clusterLabel;
   int methodIndex = 0;   // position in the sweep file
   int clusterIndex = 0;  // position in the sweep file

@@ -137,6 +137,7 @@ RunRecord readRunFolder(const std::string& folder) {
   r.bucketBytes = numberOr(config, "bucket_bytes");
   r.phase = stringOr(run, "phase", "");
   r.retimedFrom = stringOr(run, "retimed_from", stringOr(summary, "retimed_from", ""));
+  r.baseline16 = stringOr(run, "baseline16", "");
   if (run.is_object() && run.contains("lr_tuned_from") && run["lr_tuned_from"].is_array()) {
     for (const json& rate : run["lr_tuned_from"]) {
       if (!r.lrTunedFrom.empty()) r.lrTunedFrom += ';';

@@ -65,6 +65,7 @@ struct RunRecord {
   // times are a timing-only replay of that run on this run's network,
   // retime_plan.h); "" for a trained run.
   std::string retimedFrom;
+  std::string baseline16;  // run.json: the sweep's 16-bit baseline label
   // Optional summary fields kept verbatim (JSON text, "" when absent):
   // staleness_histogram, bytes_sent_by_role.
   std::string extraJson;

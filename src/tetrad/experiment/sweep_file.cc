@@ -36,6 +36,9 @@ class SweepParser {
       const std::string name(key.str());
       if (name == "description") {
         spec_.description = stringValue(node, key, "top level");
+      } else if (name == "baseline16") {
+        spec_.baseline16 = stringValue(node, key, "top level");
+        spec_.baseline16Where = at(key.source());
       } else if (name == "workload") {
         parseWorkload(tableOf(node, key, "[workload]"));
       } else if (name == "map") {
@@ -50,8 +53,20 @@ class SweepParser {
           }
         }
       } else {
-        unknownKey(key, "the top level", "description, workload, [[cluster]], [[method]], [map]");
+        unknownKey(key, "the top level",
+                   "description, baseline16, workload, [[cluster]], [[method]], [map]");
       }
+    }
+    if (!spec_.baseline16.empty()) {
+      bool known = false;
+      std::string labels;
+      for (const MethodEntry& m : spec_.methods) {
+        known = known || m.label == spec_.baseline16;
+        labels += (labels.empty() ? "" : ", ") + m.label;
+      }
+      TETRAD_CHECK(known, InvalidArgument,
+                   "{}: key 'baseline16': no [[method]] is labelled '{}' (labels: {})",
+                   spec_.baseline16Where.toString(), spec_.baseline16, labels);
     }
     TETRAD_CHECK(!spec_.methods.empty(), InvalidArgument,
                  "{}: key 'method': the sweep has no [[method]] table (it needs at least one)",
@@ -228,12 +243,12 @@ class SweepParser {
     spec_.map.where = at(mapKey.source());
     for (auto&& [key, node] : table) {
       const std::string name(key.str());
-      if (name != "bandwidth" && name != "latency" && name != "net_model" &&
-          name != "noise_ratio")
+      if (name != "bandwidth" && name != "latency" && name != "net_model" && name != "noise_ratio")
         unknownKey(key, "[map]", "bandwidth, latency, net_model, noise_ratio");
       if (name == "noise_ratio" && node.is_number()) {
         const double s = node.value<double>().value_or(-1);
-        if (!(s >= 0) || !std::isfinite(s)) badValue(node, key, "[map]", "need a number >= 0 or \"fit\"");
+        if (!(s >= 0) || !std::isfinite(s))
+          badValue(node, key, "[map]", "need a number >= 0 or \"fit\"");
         spec_.map.noiseRatio = fmt::format("{}", s);
         continue;
       }

@@ -46,6 +46,7 @@ void writeRunJson(const RunPlan& run, const std::string& folder, const std::stri
   if (!run.tuneMetric.empty()) j["tune_metric"] = run.tuneMetric;
   if (!run.lrTunedFrom.empty()) j["lr_tuned_from"] = run.lrTunedFrom;
   if (!run.retimeOf.empty()) j["retimed_from"] = run.retimeOf;
+  if (!run.baseline16.empty()) j["baseline16"] = run.baseline16;
   std::ofstream out(fs::path(folder) / "run.json", std::ios::trunc);
   out << j.dump(2) << '\n';
   out.close();
@@ -170,8 +171,8 @@ class SweepRunner {
                  ec.message());
     // Interrupted after a checkpoint: continue it (train's --resume checks
     // that the configuration is the same).
-    const bool resume =
-        run.retimeOf.empty() && runStatus(folder.string()) == "interrupted" && fs::is_directory(folder / "checkpoint");
+    const bool resume = run.retimeOf.empty() && runStatus(folder.string()) == "interrupted" &&
+                        fs::is_directory(folder / "checkpoint");
     fs::remove(folder / "train.log", ec);
     std::vector<std::string> command =
         childCommand(run, options_.exe, folder.string(), options_.mpirun, options_.simThreads);

@@ -106,6 +106,11 @@ struct SweepSpec {
   std::vector<ClusterEntry> clusters;
   std::vector<MethodEntry> methods;
   MapTable map;
+  // baseline16 = "LABEL": the method reports compare compressing methods
+  // with ("vs fp16"), e.g. fp16 on DDP's overlapped buckets; "": the
+  // automatic choice (run_groups.h).
+  std::string baseline16;
+  SourceRef baseline16Where;
 };
 
 }  // namespace tetrad::experiment

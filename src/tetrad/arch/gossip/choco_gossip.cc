@@ -97,12 +97,17 @@ void chocoGossipStep(Transport& transport, const Topology& topology, std::span<f
         detail::Scratch scratch(n);
         std::span<float> work = scratch.span();
         for (size_t k = 0; k < n; ++k) work[k] = x[k] - mine[k];
-        const Packet packet = compressor.encode(work, state.compressor);
+        const Packet packet = timeCodec(compressor.isIdentity() ? nullptr : options.codec,
+                                        [&] { return compressor.encode(work, state.compressor); });
+        chargeModelled(options.codec, compressor, CodecWork::kEncode, n);
+        chargeModelled(options.codec, compressor, CodecWork::kDecode, n, double(peers.size() + 1));
         std::vector<RequestPtr> sends;
         for (int peer : peers)
           sends.push_back(transport.isend(peer, options.gossip.tag, packet.bytes));
         const bool compute = computesOnData(transport);
-        if (compute) compressor.decodeAdd(packet.bytes, mine);
+        if (compute)
+          timeCodec(compressor.isIdentity() ? nullptr : options.codec,
+                    [&] { compressor.decodeAdd(packet.bytes, mine); });
         // x̂_j += decode(q_j), neighbours in ascending order.
         for (size_t k = 0; k < state.ranks.size(); ++k) {
           if (k == self) continue;
@@ -110,7 +115,8 @@ void chocoGossipStep(Transport& transport, const Topology& topology, std::span<f
           const ByteBuffer bytes = transport.recvMessage(peer, options.gossip.tag);
           if (!compute) continue;
           try {
-            compressor.decodeAdd(bytes, state.publicCopies[k]);
+            timeCodec(compressor.isIdentity() ? nullptr : options.codec,
+                      [&] { compressor.decodeAdd(bytes, state.publicCopies[k]); });
           } catch (const Error&) {
             rethrowWithPrefix(fmt::format("packet of {} bytes from rank {}: ", bytes.size(), peer));
           }

@@ -48,6 +48,8 @@ namespace tetrad {
 struct ChocoOptions {
   double gamma = 1.0;  // consensus step size γ in (0, 1]
   GossipOptions gossip;
+  // Where the encode and the d_i + 1 decodes are charged (codec_clock.h).
+  CodecClock* codec = nullptr;
 };
 
 struct ChocoState {

@@ -24,7 +24,8 @@ class GossipExchange final : public Exchange {
       : transport_(*context.workers),
         topology_(parseTopology(topology, context.workerCount, context.seed)),
         gamma_(parseGossipMode(context.gossip)),
-        compressor_(makeCompressor(context.compress)) {
+        compressor_(makeCompressor(context.compress)),
+        codec_(context.codec) {
     options_.tag = context.tags->reserve(kGossipTagSpan, "gossip");
     callCheckTag_ = context.tags->reserve(kCollectiveTagSpan, "gossip call checks");
     TETRAD_CHECK(gamma_ > 0 || compressor_->isIdentity(), InvalidArgument,
@@ -77,6 +78,7 @@ class GossipExchange final : public Exchange {
       ChocoOptions options;
       options.gamma = gamma_;
       options.gossip = options_;
+      options.codec = codec_;
       chocoGossipStep(transport_, topology_, params, *compressor_, choco_, options);
     } else {
       mixer_.mix(transport_, topology_, step, params, options_);
@@ -89,6 +91,7 @@ class GossipExchange final : public Exchange {
   double gamma_;
   CompressorPtr compressor_;
   GossipOptions options_;
+  CodecClock* codec_ = nullptr;  // CHOCO's encode and decodes (codec_clock.h)
   NeighbourMixer mixer_;
   ChocoState choco_;
   Tag callCheckTag_ = 0;

@@ -70,7 +70,7 @@ RankCodecClock::RankCodecClock(Transport& transport, CodecChargeSpec spec)
 void RankCodecClock::chargeSeconds(double seconds) {
   if (measures()) seconds *= spec_.scale;
   if (seconds <= 0) return;
-  charged_ += seconds;
+  charged_.fetch_add(seconds);
   const bool simulated = transport_.simulatedClock();
   const double start = simulated ? transport_.now() : transport_.now() - seconds;
   transport_.compute(seconds);  // a no-op under MPI, where it took real time

@@ -26,9 +26,12 @@
 // the bucket's first message and a decode the step; the run reports it as
 // codec_time, apart from compute and communication (summary.json).
 //
-// Thread-safety: a RankCodecClock belongs to one rank; one caller at a time.
+// Thread-safety: a RankCodecClock belongs to one rank; its worker, its
+// communication task and a colocated shard's task may charge it (the total
+// is atomic, the meter's too, the timeline locks).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -60,7 +63,7 @@ class RankCodecClock final : public CodecClock {
   void chargeSeconds(double seconds) override;
   void chargeModelled(const Compressor& compressor, CodecWork kind, size_t elements,
                       double calls) override;
-  double chargedSeconds() const override { return charged_; }
+  double chargedSeconds() const override { return charged_.load(); }
   // Where charges are booked: the rank's meter (codec time) and timeline (a
   // "codec" span per charge, on the communication track, where encode and
   // decode happen); either may be null.
@@ -74,7 +77,8 @@ class RankCodecClock final : public CodecClock {
  private:
   Transport& transport_;
   CodecChargeSpec spec_;
-  double charged_ = 0;
+  // A colocated parameter-server shard's task charges too (a thread under MPI).
+  std::atomic<double> charged_ = 0;
   RunMeter* meter_ = nullptr;
   Timeline* timeline_ = nullptr;
   int64_t iteration_ = 0;

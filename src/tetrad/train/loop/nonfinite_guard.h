@@ -29,8 +29,8 @@
 // field; the round above runs only when the sum is not zero, to name rank,
 // tensor and kind. (A summable exchange carries non-finiteness but not a
 // stop request: a run that stops on signals agrees on them at its next
-// checkpoint, and in the round every kStopAgreementEvery iterations.) A finite iteration then sends no message of its own. The
-// decision is taken after the exchange and before the optimizer step, so
+// checkpoint, and in the round every kStopAgreementEvery iterations.) A finite iteration then sends
+// no message of its own. The decision is taken after the exchange and before the optimizer step, so
 // the parameters still stay the last finite ones (the compressor's state,
 // e.g. an error-feedback residual, has seen the non-finite values; the run
 // stops). skip must decide before anything is exchanged: it keeps its round.

@@ -46,8 +46,8 @@ void RankTrainer::guardAfterRide(Run& r, int64_t iteration, double loss) {
   r.stopNotAgreed = false;  // the round carried every rank's stop request
 }
 
-bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss,
-                            std::optional<uint32_t> scanned, bool counted) {
+bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss, std::optional<uint32_t> scanned,
+                            bool counted) {
   if (!r.guard) return false;
   const double start = world_.now();
   const std::optional<NonFiniteFinding> finding =

@@ -7,9 +7,9 @@
 // through the architecture (docs/algorithms.md: ring all-reduce of n floats
 // on p workers 2(p-1)α + 2(p-1)/p·4n·β; parameter server and Local SGD there
 // too).
-#include <optional>
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "tetrad/train/compute/compute_pool.h"
 #include "tetrad/train/loop/rank_trainer.h"

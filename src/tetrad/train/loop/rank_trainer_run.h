@@ -35,7 +35,7 @@ struct RankTrainer::Run {
   // Where compressor work is charged (codec_charge.h); null with
   // --codec-cost none.
   std::unique_ptr<RankCodecClock> codecClock;
-  GuardRider rider;                    // the guard's word on the exchange (nonfinite_guard.h)
+  GuardRider rider;  // the guard's word on the exchange (nonfinite_guard.h)
   // This iteration's guard agreed on no stop request (its word rode on a
   // summable exchange): a signal is then agreed at the next checkpoint.
   bool stopNotAgreed = false;

@@ -39,11 +39,7 @@ struct RetimeRequest {
   std::string cluster;   // "sim:..." (required)
   std::string netModel;  // "": the run's; else lv08 | cm02 | profile:FILE
   std::string compute;   // "": the run's; else fixed:D | flops:G
-  // "": the run's --codec-cost, where a measured charge (which a timing-only
-  // replay cannot measure) becomes the host-CPU profile; else as
-  // tetrad train's --codec-cost (train/loop/codec_charge.h).
-  std::string codecCost;
-  std::string out;  // keep the timing-only run here; "": a temporary folder, removed
+  std::string out;       // keep the timing-only run here; "": a temporary folder, removed
   // Write `out` as a run folder of the original method on the new network
   // (retimed_run_folder.h), the timing-only run in out/timing-only/.
   bool asRun = false;
@@ -53,6 +49,10 @@ struct RetimeRequest {
   // iterations. InvalidArgument when the original never reached its target;
   // not with asRun (a run folder holds the whole run).
   bool toTarget = false;
+  // "": the run's --codec-cost, where a measured charge (which a timing-only
+  // replay cannot measure) becomes the host-CPU profile; else as
+  // tetrad train's --codec-cost (train/loop/codec_charge.h).
+  std::string codecCost;
 };
 
 // One run's timing figures, as summary.json names them.
