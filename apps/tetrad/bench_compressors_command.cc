@@ -145,8 +145,8 @@ struct CodecTimes {
 
 // Median encode and decodeAdd seconds of `compressor` on the first `n`
 // elements of `input`, as runBench() times them.
-CodecTimes timeCodec(const Compressor& compressor, const std::vector<float>& input, size_t n,
-                     const BenchFlags& flags) {
+CodecTimes timeEncodeDecode(const Compressor& compressor, const std::vector<float>& input, size_t n,
+                            const BenchFlags& flags) {
   std::vector<float> output(n, 0.0f);
   CompressorState state;
   state.seed = 1;
@@ -172,7 +172,8 @@ std::string hostCpu() {
   return "unknown CPU";
 }
 
-// Per call and per element from two sizes (least squares through both).
+// Per call and per element: the line through the two sizes' times (each
+// clamped at zero, where noise would make it negative).
 void fit(double small, double large, size_t n1, size_t n2, double& perCall, double& perElement) {
   perElement = std::max(0.0, (large - small) / double(n2 - n1));
   perCall = std::max(0.0, small - perElement * double(n1));
@@ -202,12 +203,12 @@ void writeProfile(const BenchFlags& flags) {
   for (const auto& [family, spec] : families) {
     std::fprintf(stderr, "[bench compressors] profile: %s\n", spec.c_str());
     const CompressorPtr compressor = makeCompressor(spec);
-    CodecTimes small = timeCodec(*compressor, input, sizes[0], flags);
-    CodecTimes large = timeCodec(*compressor, input, sizes[1], flags);
+    CodecTimes small = timeEncodeDecode(*compressor, input, sizes[0], flags);
+    CodecTimes large = timeEncodeDecode(*compressor, input, sizes[1], flags);
     if (family == "ef") {  // error feedback's own work: minus the inner's
       const CompressorPtr inner = makeCompressor("topk:0.01");
-      const CodecTimes s0 = timeCodec(*inner, input, sizes[0], flags);
-      const CodecTimes l0 = timeCodec(*inner, input, sizes[1], flags);
+      const CodecTimes s0 = timeEncodeDecode(*inner, input, sizes[0], flags);
+      const CodecTimes l0 = timeEncodeDecode(*inner, input, sizes[1], flags);
       small = {std::max(0.0, small.encode - s0.encode), 0};
       large = {std::max(0.0, large.encode - l0.encode), 0};
     }

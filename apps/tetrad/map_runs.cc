@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/registry.h"
@@ -36,6 +38,17 @@ model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::W
       "--map: run {} charged measured compute times (--compute {}): the cost model needs fixed: "
       "or flops:",
       config.out, spec));
+}
+
+// A codec profile, read once per name for the whole map (every run and
+// cell asks for it).
+std::shared_ptr<const model::CodecProfile> cachedCodecProfile(const std::string& name) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const model::CodecProfile>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& entry = cache[name];
+  if (!entry) entry = std::make_shared<const model::CodecProfile>(model::loadCodecProfile(name));
+  return entry;
 }
 
 }  // namespace
@@ -70,9 +83,9 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
         return model::CodecCost{0, 0, false, "none"};
       };
     } else {
-      auto profile = std::make_shared<const model::CodecProfile>(model::loadCodecProfile(
-          codecCost.starts_with("profile:") ? codecCost.substr(8)
-                                            : std::string(model::kDefaultCodecProfile)));
+      auto profile = cachedCodecProfile(codecCost.starts_with("profile:")
+                                            ? codecCost.substr(8)
+                                            : std::string(model::kDefaultCodecProfile));
       context.codec = [profile](const Compressor& c, const model::Workload& w) {
         return model::profileCodec(*profile, c, w);
       };

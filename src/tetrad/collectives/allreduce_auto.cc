@@ -21,26 +21,28 @@ AllreduceSelector::AllreduceSelector(int ranks, CostParams params, std::string s
   }
 }
 
-AllreduceAlgorithm AllreduceSelector::choose(size_t count, WirePrecision wire) const {
-  AllreduceAlgorithm best = candidates_.front();
-  double bestSeconds = allreduceCost(best, ranks_, count, params_, wire);
+AllreduceSelector::Choice AllreduceSelector::best(size_t count, WirePrecision wire) const {
+  Choice best{candidates_.front(),
+              allreduceCost(candidates_.front(), ranks_, count, params_, wire)};
   for (size_t i = 1; i < candidates_.size(); ++i) {
     const double seconds = allreduceCost(candidates_[i], ranks_, count, params_, wire);
     // Faster by more than the margin: closer is a tie (allreduce_auto.h).
-    if (seconds < bestSeconds * (1 - kAutoSwitchMargin)) {
-      best = candidates_[i];
-      bestSeconds = seconds;
-    }
+    if (seconds < best.seconds * (1 - kAutoSwitchMargin)) best = {candidates_[i], seconds};
   }
   return best;
 }
 
+AllreduceAlgorithm AllreduceSelector::choose(size_t count, WirePrecision wire) const {
+  return best(count, wire).algorithm;
+}
+
 double AllreduceSelector::predictedSeconds(size_t count, WirePrecision wire) const {
-  return allreduceCost(choose(count, wire), ranks_, count, params_, wire);
+  return best(count, wire).seconds;
 }
 
 AllreduceAlgorithm AllreduceSelector::record(size_t count, WirePrecision wire) const {
-  const AllreduceAlgorithm algorithm = choose(count, wire);
+  const Choice choice = best(count, wire);
+  const AllreduceAlgorithm algorithm = choice.algorithm;
   const std::lock_guard<std::mutex> lock(mutex_);
   for (AllreduceSelection& s : recorded_) {
     if (s.count == count && s.wire == wire) {
@@ -48,8 +50,7 @@ AllreduceAlgorithm AllreduceSelector::record(size_t count, WirePrecision wire) c
       return algorithm;
     }
   }
-  recorded_.push_back(
-      {count, wire, algorithm, allreduceCost(algorithm, ranks_, count, params_, wire), 1});
+  recorded_.push_back({count, wire, algorithm, choice.seconds, 1});
   return algorithm;
 }
 

@@ -72,6 +72,13 @@ class AllreduceSelector {
   std::vector<AllreduceSelection> selections() const;
 
  private:
+  struct Choice {
+    AllreduceAlgorithm algorithm;
+    double seconds;
+  };
+  // The candidate choose() returns, with its predicted time.
+  Choice best(size_t count, WirePrecision wire) const;
+
   int ranks_;
   CostParams params_;
   std::string source_;

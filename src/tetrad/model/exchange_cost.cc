@@ -41,9 +41,12 @@ void addAllreduce(AllreduceCalls& calls, AllreduceAlgorithm algorithm, size_t co
                   WirePrecision wire, const NetworkModel& network) {
   const int p = network.workers;
   const double elem = wire == WirePrecision::kFloat32 ? 4.0 : 2.0;
+  const CostParams params = network.costParams();
+  AllreduceAlgorithm runs = algorithm;
   if (algorithm == AllreduceAlgorithm::kAuto) {
     const AllreduceAlgorithm chosen =
-        AllreduceSelector(p, network.costParams(), "cost model").choose(count, wire);
+        AllreduceSelector(p, params, "cost model").choose(count, wire);
+    runs = chosen;  // auto costs what it chose
     auto it = std::find_if(calls.autoChoices.begin(), calls.autoChoices.end(),
                            [&](const auto& c) { return c.first == chosen; });
     if (it == calls.autoChoices.end()) {
@@ -52,7 +55,7 @@ void addAllreduce(AllreduceCalls& calls, AllreduceAlgorithm algorithm, size_t co
       ++it->second;
     }
   }
-  calls.seconds += allreduceCost(algorithm, p, count, network.costParams(), wire);
+  calls.seconds += allreduceCost(runs, p, count, params, wire);
   calls.calls += 1;
   calls.bytes += double(count) * elem;
   calls.ringBlocks += double(largestBlock(count, p)) * elem;
