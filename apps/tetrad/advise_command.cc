@@ -293,11 +293,13 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--cluster", f->cluster,
                   "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2 (required unless --map)");
   cmd->add_option(
-      "--net-model", f->netModel,
-      "network model of the predictions: cm02 (α–β with SimGrid's TCP window bound, the "
-      "default), lv08 (SimGrid's own default TCP factors) or profile:FILE (a calibrated network, "
-      "`tetrad "
-      "calibrate`)");
+         "--net-model", f->netModel,
+         "network model of the predictions: cm02 (α–β with SimGrid's TCP window bound, the "
+         "default), lv08 (SimGrid's own default TCP factors) or profile:FILE (a calibrated "
+         "network, "
+         "`tetrad "
+         "calibrate`)")
+      ->check(kNetModelName);
   cmd->add_option("--bucket-size", f->bucketSize,
                   "as tetrad train: buckets of at most this many bytes (auto: 25 MiB; 0: one per "
                   "tensor, layer-wise)")

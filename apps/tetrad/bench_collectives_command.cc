@@ -215,7 +215,8 @@ CommandRegistration registration([](CommandGroups& groups) {
                   "SimGrid configuration item, repeatable (e.g. network/model:CM02)");
   cmd->add_option("--net-model", flags->netModel,
                   "network model: lv08, cm02 (the default here: plain alpha-beta) or "
-                  "profile:FILE (a calibrated network; under MPI the model column's network)");
+                  "profile:FILE (a calibrated network; under MPI the model column's network)")
+      ->check(kNetModelName);
   cmd->callback([flags] { runBench(makePlan(*flags)); });
 });
 

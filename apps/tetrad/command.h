@@ -42,4 +42,15 @@ inline std::string childProgram() {
   return self.string();
 }
 
+// Validator for --net-model: an empty name is refused (the flag's absence,
+// not "", selects the default), so that `--net-model ""` cannot pass silently.
+inline const CLI::Validator kNetModelName(
+    [](std::string& name) {
+      return name.empty() ? std::string(
+                                "empty network model: give cm02, lv08 or profile:FILE "
+                                "(leave the flag out for the default)")
+                          : std::string();
+    },
+    "NAME");
+
 }  // namespace tetrad::app

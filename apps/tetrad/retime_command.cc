@@ -73,7 +73,8 @@ void addRetimeCommand(CommandGroups& groups) {
                   "Replay many runs in one process: a file of JSON lines {\"run\", \"cluster\"[, "
                   "\"net_model\"]}; one JSON line out per replay");
   cmd->add_option("--net-model", request->netModel,
-                  "Network model: lv08, cm02 or profile:FILE (default: the run's)");
+                  "Network model: lv08, cm02 or profile:FILE (default: the run's)")
+      ->check(kNetModelName);
   cmd->add_option("--net-profile", *profile,
                   "A calibrated profile (tetrad calibrate): the same as --net-model profile:FILE");
   cmd->add_option("--compute", request->compute,

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <utility>
 #include <memory>
+#include <utility>
 
 #include "advise_map.h"
 #include "command.h"
@@ -21,13 +21,14 @@
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/lr_tuning.h"
+#include "tetrad/experiment/results_table.h"
 #include "tetrad/experiment/run_plan.h"
 #include "tetrad/experiment/run_record.h"
-#include "tetrad/experiment/results_table.h"
 #include "tetrad/experiment/run_validation.h"
 #include "tetrad/experiment/sweep_file.h"
 #include "tetrad/experiment/sweep_runner.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/train/compute/nominal_compute.h"
 #include "tetrad/train/timing/timing_trainer.h"
 #include "train_options.h"
@@ -153,9 +154,21 @@ void listRuns(const experiment::SweepSpec& spec, const RunOptions& o, const std:
               runs.size(), done, runs.size() - done, outDir.c_str());
 }
 
+// [map]'s network model is resolved before the first run (a profile is read),
+// so that a typo fails the dry run, not the map at the end of the sweep.
+void validateMap(const experiment::SweepSpec& spec) {
+  if (!spec.map.present || spec.map.netModel.empty()) return;
+  try {
+    model::resolveNetModel(spec.map.netModel);
+  } catch (const InvalidArgument& e) {
+    TETRAD_FAIL(InvalidArgument, "{}: [map] net_model: {}", spec.map.where.toString(), e.what());
+  }
+}
+
 void runSweepFile(const RunOptions& o) {
   const experiment::SweepSpec spec = experiment::parseSweepFile(o.file);
   experiment::validateRuns(experiment::planRuns(spec, o.only), validateTrainArgs);
+  validateMap(spec);
   const std::vector<experiment::TuningPlan> tuning =
       experiment::planTuning(spec, o.only, plannedIterations);
   for (const experiment::TuningPlan& plan : tuning) {
@@ -213,7 +226,8 @@ void runSweepFile(const RunOptions& o) {
     }
     ++outcome.total;
     ++outcome.failed;
-    outcome.failedRuns.push_back(run.name + " (a retime of " + run.retimeOf + ", which did not finish)");
+    outcome.failedRuns.push_back(run.name + " (a retime of " + run.retimeOf +
+                                 ", which did not finish)");
     return true;
   });
   if (!retimed.empty() && outcome.configError.empty()) {
@@ -246,7 +260,8 @@ void runSweepFile(const RunOptions& o) {
   const size_t interrupted = outcome.interrupted + tuned.sweep.interrupted;
   if (failed + interrupted > 0) {
     std::string names;
-    for (const std::vector<std::string>* list : {&tuned.sweep.failedRuns, &std::as_const(outcome.failedRuns)}) {
+    for (const std::vector<std::string>* list :
+         {&tuned.sweep.failedRuns, &std::as_const(outcome.failedRuns)}) {
       for (const std::string& name : *list) names += (names.empty() ? "" : ", ") + name;
     }
     std::string waiting;

@@ -65,11 +65,12 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--sim-cfg", c.simConfig,
                   "Extra SimGrid configuration item (repeatable), e.g. network/model:CM02");
   cmd->add_option(
-      "--net-model", c.netModel,
-      "Network model of a simulated cluster: cm02 (alpha-beta with the TCP window bound; "
-      "the default), lv08 (SimGrid's own default: latency x13.01), or profile:FILE (a network "
-      "calibrated by `tetrad "
-      "calibrate`; docs/fidelity.md)");
+         "--net-model", c.netModel,
+         "Network model of a simulated cluster: cm02 (alpha-beta with the TCP window bound; "
+         "the default), lv08 (SimGrid's own default: latency x13.01), or profile:FILE (a network "
+         "calibrated by `tetrad "
+         "calibrate`; docs/fidelity.md)")
+      ->check(kNetModelName);
   cmd->add_option_function<std::string>(
          "--net-profile", [&c](const std::string& file) { c.netModel = "profile:" + file; },
          "The same as --net-model profile:FILE")

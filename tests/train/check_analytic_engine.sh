@@ -96,4 +96,21 @@ sh "$expect_error" "node uplink" "$tetrad" train $small --net-model cm02 \
 sh "$expect_error" "invalid --engine" "$tetrad" train --quiet --timing-only --model mlp \
   --data synthetic --train-samples 256 --workers 4 --max-iters 2 --net-model cm02 --engine ns3 \
   --cluster sim:10Gbps,25us --out "$out/refused" || fail "an unknown engine accepted"
+# An empty --net-model is refused, not taken for the default.
+# shellcheck disable=SC2086
+sh "$expect_error" "empty network model" "$tetrad" train $small --workers 4 --net-model "" \
+  --cluster sim:10Gbps,25us || fail "--net-model '' accepted"
+# A simulation too large for this machine is refused at once with the estimate
+# (not run until killed): 10^8 ranks need petabytes.
+start=$(date +%s)
+# shellcheck disable=SC2086
+sh "$expect_error" "simulated ranks of [0-9]+ tensors need about [0-9.e+]+ GiB" "$tetrad" train $small \
+  --workers 100000000 --net-model cm02 --cluster sim:10Gbps,25us || fail "10^8 ranks accepted"
+[ $(($(date +%s) - start)) -lt 20 ] || fail "refusing 10^8 ranks took over 20 s"
+# A large one reports its set-up on stderr (quarters of the ranks ready).
+"$tetrad" train --timing-only --model mlp --data synthetic --batch-size 8 --max-iters 1 \
+  --compute fixed:5ms --engine analytic --net-model cm02 --workers 2048 \
+  --cluster sim:10Gbps,25us --out "$out/large" >"$out/large.txt" 2>&1 || fail "2048 ranks failed"
+grep -q "setting up 2048 simulated ranks" "$out/large.txt" || fail "no set-up announcement"
+grep -q "set-up: 2048 of 2048 ranks ready" "$out/large.txt" || fail "no set-up progress"
 echo "check_analytic_engine: PASS ($n methods)"

@@ -55,9 +55,13 @@ void allgathervBytes(Transport& transport, ConstBytes mine, MutableBytes out,
 // (this rank's is a copy of `mine`). Ring algorithm: each packet travels as
 // one message of exactly its size (no header bytes: receivers learn sizes
 // from the messages), p-1 steps. Payload-free transports: the returned
-// packets have their senders' sizes but unspecified contents.
+// packets have their senders' sizes but unspecified contents; with
+// `othersWanted` false, on the analytic engine, the other ranks' packets are
+// left empty (the same messages are timed: p ranks holding p packets each
+// are p² buffers, the bulk of a payload-free gather at 4,096 ranks).
 std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
-                                       const CollectiveOptions& options = {});
+                                       const CollectiveOptions& options = {},
+                                       bool othersWanted = true);
 
 // "ring", "rd" (or "recursive-doubling").
 AllgatherAlgorithm parseAllgatherAlgorithm(std::string_view name);

@@ -17,7 +17,7 @@
 namespace tetrad {
 
 std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
-                                       const CollectiveOptions& options) {
+                                       const CollectiveOptions& options, bool othersWanted) {
   const int p = transport.size();
   const int rank = transport.rank();
   checkCollectiveTag(transport, options.tag, "byte all-gather");
@@ -35,7 +35,8 @@ std::vector<ByteBuffer> allgatherBytes(Transport& transport, ConstBytes mine,
                                     rank, p, mine.size(), options.tag));
     }
     if (sizes) {
-      for (int r = 0; r < p; ++r) packets[size_t(r)] = ByteBuffer((*sizes)[size_t(r)]);
+      if (othersWanted)
+        for (int r = 0; r < p; ++r) packets[size_t(r)] = ByteBuffer((*sizes)[size_t(r)]);
       packets[rank].assign(mine.begin(), mine.end());
       return packets;
     }

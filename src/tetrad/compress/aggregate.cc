@@ -138,12 +138,12 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
       Packet packet = timeCodec(options.codec, [&] { return compressor.encode(gradient, state); });
       chargeModelled(options.codec, compressor, CodecWork::kEncode, gradient.size());
       if (options.rider != nullptr) setReserved(packet.bytes, options.rider->word > 0.5f ? 1 : 0);
+      const bool payload = computesOnData(transport);
       std::vector<ByteBuffer> packets =
-          allgatherBytes(transport, packet.bytes, CollectiveOptions{options.tag});
+          allgatherBytes(transport, packet.bytes, CollectiveOptions{options.tag}, payload);
       if (options.rider != nullptr) sumReserved(transport, packets, *options.rider);
       recyclePacket(std::move(packet), state);  // sent: the next step reuses its pages
       std::fill(gradient.begin(), gradient.end(), 0.0f);
-      const bool payload = computesOnData(transport);
       for (int r = 0; r < transport.size(); ++r) {
         if (!payload && r != transport.rank()) continue;
         try {
@@ -153,6 +153,9 @@ void aggregate(Transport& transport, const Compressor& compressor, std::span<flo
                       compressor.spec(), transport.rank(), r, error.what());
         }
       }
+      // Freed before the modelled charge, which waits on the engine: p ranks
+      // each holding p packets across that wait would be p² packets at once.
+      std::vector<ByteBuffer>().swap(packets);
       chargeModelled(options.codec, compressor, CodecWork::kDecode, gradient.size(),
                      compressor.modelledDecodes(transport.size()));
       break;

@@ -266,6 +266,7 @@ class SweepParser {
           parseLatencyAxis(value, "[map] latency");
           spec_.map.latency = value;
         } else {
+          TETRAD_CHECK(!value.empty(), InvalidArgument, "empty network model");
           spec_.map.netModel = value;
         }
       } catch (const InvalidArgument& e) {

@@ -3,6 +3,7 @@
 #include "tetrad/train/compute/nominal_compute.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "tetrad/core/error.h"
@@ -198,6 +199,16 @@ std::unique_ptr<WorkerCompute> NominalSource::makeWorker(int rank, int workers) 
   }
   return std::make_unique<NominalCompute>(config_, workload_, rank, workers, shared,
                                           keepsParameters_);
+}
+
+void NominalSource::rankReady(int /*rank*/, int worldSize) {
+  const int ready = ++ranksReady_;
+  if (worldSize < kSetupProgressRanks || config_.given.quiet) return;
+  const int quarter = std::max(1, worldSize / 4);
+  if (ready % quarter != 0 && ready != worldSize) return;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - created_).count();
+  std::fprintf(stderr, "  set-up: %d of %d ranks ready (%.1f s)\n", ready, worldSize, seconds);
 }
 
 }  // namespace tetrad::train

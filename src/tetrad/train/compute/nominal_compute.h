@@ -27,6 +27,8 @@
 // the source is shared by the ranks of one simulation (one at a time).
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -67,6 +69,9 @@ class NominalSource final : public ComputeSource {
   std::unique_ptr<WorkerCompute> makeWorker(int rank, int workers) override;
   ModelShape serverShape() override { return workload_.shape; }
   PayloadFreeTables* payloadFreeTables() override { return payloadFree_ ? &tables_ : nullptr; }
+  // From kSetupProgressRanks ranks on (unless --quiet), a line on stderr at
+  // each quarter of the ranks ready, with the wall time since construction.
+  void rankReady(int rank, int worldSize) override;
 
  private:
   const ResolvedConfig& config_;
@@ -76,6 +81,11 @@ class NominalSource final : public ComputeSource {
   bool valuesUnread_ = false;     // ranks may share one gradient buffer
   std::vector<float> shared_;
   PayloadFreeTables tables_;
+  std::atomic<int> ranksReady_{0};
+  std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
 };
+
+// Simulations of this many ranks or more report their set-up's progress.
+inline constexpr int kSetupProgressRanks = 2048;
 
 }  // namespace tetrad::train

@@ -158,6 +158,9 @@ class ComputeSource {
   // The tables of a payload-free simulation; null when messages carry
   // payloads.
   virtual PayloadFreeTables* payloadFreeTables() { return nullptr; }
+  // Rank `rank` of `worldSize` finished its set-up (its exchange is built);
+  // called once per rank from its own thread or actor.
+  virtual void rankReady(int /*rank*/, int /*worldSize*/) {}
 };
 
 }  // namespace tetrad::train

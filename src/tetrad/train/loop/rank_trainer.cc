@@ -175,6 +175,7 @@ RankResult RankTrainer::run(bool keepParameters) {
   context.topology = config_.arch.topology;
   context.gossip = config_.gossip;
   r.exchange = makeExchange(config_.arch.canonical, context);
+  source_.rankReady(world_.rank(), world_.size());
 
   RankRole role = RankRole::kWorker;
   if (!worker) {
@@ -240,8 +241,11 @@ RankResult RankTrainer::run(bool keepParameters) {
     tables->totals[size_t(world_.rank())] = mine;
   }
   r.result.ranks = gatherTotals(world_, mine, r.totalsTag,
-                                config_.codecCharge.mode != CodecChargeSpec::Mode::kNone);
-  if (tables != nullptr) r.result.ranks = tables->totals;
+                                config_.codecCharge.mode != CodecChargeSpec::Mode::kNone,
+                                /*parse=*/tables == nullptr);
+  // Payload-free, only rank 0 (which writes the summary) copies the table:
+  // a copy per rank is p² totals, the bulk of a 10,000-worker run's memory.
+  if (tables != nullptr && world_.rank() == 0) r.result.ranks = tables->totals;
   for (const RankTotals& t : r.result.ranks) {
     for (const auto& [staleness, count] : t.stalenessHistogram) {
       r.result.stalenessHistogram[staleness] += count;

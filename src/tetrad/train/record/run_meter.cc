@@ -170,7 +170,7 @@ void RunMeter::loadState(ConstBytes state) {
 }
 
 std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag,
-                                     bool withCodec) {
+                                     bool withCodec, bool parse) {
   ByteBuffer bytes;
   ByteWriter writer(bytes);
   writer.put(uint8_t(mine.role));
@@ -182,7 +182,9 @@ std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, T
   writer.put(mine.updatesApplied);
   putCounts(writer, mine.stalenessHistogram);
   std::vector<RankTotals> all;
-  for (const ByteBuffer& theirs : allgatherBytes(world, bytes, CollectiveOptions{tag})) {
+  const std::vector<ByteBuffer> packets = allgatherBytes(world, bytes, CollectiveOptions{tag});
+  if (!parse) return all;
+  for (const ByteBuffer& theirs : packets) {
     ByteReader reader(theirs);
     RankTotals t;
     const auto role = reader.get<uint8_t>("role");

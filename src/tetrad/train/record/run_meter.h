@@ -108,7 +108,9 @@ class RunMeter {
 // the message is byte for byte what runs from before codec charging sent, so
 // --codec-cost none reproduces their simulated times exactly (the gather is
 // inside the engine time the meter reads). The same on every rank.
+// `parse` false: the messages are exchanged (and timed) but nothing is
+// returned — payload-free runs, whose totals are in a shared table.
 std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag,
-                                     bool withCodec = true);
+                                     bool withCodec = true, bool parse = true);
 
 }  // namespace tetrad::train

@@ -13,6 +13,7 @@
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/record/run_recorder.h"
 #include "tetrad/train/timing/builtin_workload.h"
+#include "tetrad/train/timing/simulated_scale.h"
 #include "tetrad/transport/analytic_network.h"
 
 namespace tetrad::train {
@@ -86,6 +87,18 @@ TrainSummary runTimingOnly(const ResolvedConfig& config) {
   launchOptions.payloadFree = !timingOnlyNeedsPayloads(config);
   launchOptions.analyticCollectives = c.engine == "analytic";
 
+  // A simulation too large for this machine is refused before it starts;
+  // a large one says so, and its ranks report their set-up (nominal_compute.h).
+  if (c.cluster.starts_with("sim:") && launchOptions.workers > 0) {
+    const auto tensors = int64_t(workload.shape.slots.size());
+    checkSimulatedScale(launchOptions.workers, tensors, readMachineLimits());
+    if (launchOptions.workers >= kSetupProgressRanks && !c.quiet) {
+      std::fprintf(stderr,
+                   "tetrad train --timing-only: setting up %d simulated ranks (about %.2g GiB)\n",
+                   launchOptions.workers,
+                   simulatedRunBytes(launchOptions.workers, tensors) / (1024.0 * 1024 * 1024));
+    }
+  }
   TrainSummary summary;
   NominalSource source(config, workload, launchOptions.payloadFree);
   launch(launchOptions, [&](Transport& t) {
