@@ -24,6 +24,7 @@
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
 #include "tetrad/model/iteration_theory.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/model/schedule_advice.h"
 #include "tetrad/model/validation.h"
 #include "tetrad/train/compute/model_file.h"
@@ -292,13 +293,8 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--workers", f->workers, "workers (default: the hosts the cluster fixes)");
   cmd->add_option("--cluster", f->cluster,
                   "sim:[Nx]BW,LAT or sim:NxG:BW1,LAT1:BW2,LAT2 (required unless --map)");
-  cmd->add_option(
-         "--net-model", f->netModel,
-         "network model of the predictions: cm02 (α–β with SimGrid's TCP window bound, the "
-         "default), lv08 (SimGrid's own default TCP factors) or profile:FILE (a calibrated "
-         "network, "
-         "`tetrad "
-         "calibrate`)")
+  cmd->add_option("--net-model", f->netModel,
+                  "network model of the predictions: " + model::netModelHelp())
       ->check(kNetModelName);
   cmd->add_option("--bucket-size", f->bucketSize,
                   "as tetrad train: buckets of at most this many bytes (auto: 25 MiB; 0: one per "

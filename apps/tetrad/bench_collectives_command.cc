@@ -50,6 +50,7 @@
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/units.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 
 namespace tetrad::app {
 namespace {
@@ -214,8 +215,9 @@ CommandRegistration registration([](CommandGroups& groups) {
   cmd->add_option("--sim-cfg", flags->simConfig,
                   "SimGrid configuration item, repeatable (e.g. network/model:CM02)");
   cmd->add_option("--net-model", flags->netModel,
-                  "network model: lv08, cm02 (the default here: plain alpha-beta) or "
-                  "profile:FILE (a calibrated network; under MPI the model column's network)")
+                  "network model (default here: plain alpha-beta; under MPI, profile:FILE is the "
+                  "model column's network): " +
+                      model::netModelHelp())
       ->check(kNetModelName);
   cmd->callback([flags] { runBench(makePlan(*flags)); });
 });

@@ -17,6 +17,8 @@
 #include <functional>
 #include <string>
 
+#include "tetrad/model/netprofile/net_model_choice.h"
+
 namespace tetrad::app {
 
 struct CommandGroups {

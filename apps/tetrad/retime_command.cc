@@ -16,6 +16,7 @@
 
 #include "command.h"
 #include "tetrad/core/error.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/train/timing/retime.h"
 
 namespace tetrad::app {
@@ -73,7 +74,7 @@ void addRetimeCommand(CommandGroups& groups) {
                   "Replay many runs in one process: a file of JSON lines {\"run\", \"cluster\"[, "
                   "\"net_model\"]}; one JSON line out per replay");
   cmd->add_option("--net-model", request->netModel,
-                  "Network model: lv08, cm02 or profile:FILE (default: the run's)")
+                  "Network model (default: the run's): " + model::netModelHelp())
       ->check(kNetModelName);
   cmd->add_option("--net-profile", *profile,
                   "A calibrated profile (tetrad calibrate): the same as --net-model profile:FILE");

@@ -13,6 +13,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/trainer.h"
@@ -64,12 +65,8 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--sim-cfg", c.simConfig,
                   "Extra SimGrid configuration item (repeatable), e.g. network/model:CM02");
-  cmd->add_option(
-         "--net-model", c.netModel,
-         "Network model of a simulated cluster: cm02 (alpha-beta with the TCP window bound; "
-         "the default), lv08 (SimGrid's own default: latency x13.01), or profile:FILE (a network "
-         "calibrated by `tetrad "
-         "calibrate`; docs/fidelity.md)")
+  cmd->add_option("--net-model", c.netModel,
+                  "Network model of a simulated cluster: " + model::netModelHelp())
       ->check(kNetModelName);
   cmd->add_option_function<std::string>(
          "--net-profile", [&c](const std::string& file) { c.netModel = "profile:" + file; },

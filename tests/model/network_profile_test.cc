@@ -131,6 +131,31 @@ TEST(modelNetworkProfile, NamedModels) {
   EXPECT_EQ(impliedNetModel({"network/model:CM02"}), "sim-cfg:CM02");
 }
 
+// The table is the one home of a network model: every row resolves under its
+// own name (a prefix row with an argument), keeps that name, is listed in
+// the help and the error's list, and nothing outside the table is a name.
+TEST(modelNetworkProfile, TableRowsAreTheNames) {
+  const std::string path = tempFile("tetrad_np_table.json", toJson(threeIntervals()));
+  for (const NetModelRow& row : netModelTable()) {
+    const std::string name = std::string(row.name).ends_with(':') ? row.name + path : row.name;
+    EXPECT_TRUE(isNetModelName(name)) << name;
+    const NetModelChoice choice = resolveNetModel(name);
+    EXPECT_EQ(choice.name, name);
+    EXPECT_FALSE(choice.simConfig.empty()) << name;
+    EXPECT_NE(netModelHelp().find(row.usage), std::string::npos) << row.usage;
+    EXPECT_NE(knownNetModels().find(row.usage), std::string::npos) << row.usage;
+  }
+  EXPECT_FALSE(isNetModelName("lv09"));
+  EXPECT_FALSE(isNetModelName("sim-cfg:CM02"));
+  EXPECT_FALSE(isNetModelName(""));
+  try {
+    resolveNetModel("lv09");
+    FAIL() << "lv09 resolved";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(knownNetModels()), std::string::npos) << e.what();
+  }
+}
+
 double simulatedRing(const std::vector<std::string>& simConfig, const std::string& cluster, int p,
                      size_t floats) {
   LaunchOptions options;

@@ -1,4 +1,4 @@
-// Guards the link-order hazard of DESIGN.md: libsimgrid exports MPI_*
+// Guards the link-order hazard (CMakeLists.txt): libsimgrid exports MPI_*
 // symbols (SMPI), so in a binary that links both engines libmpi must be
 // loaded before libsimgrid, or MPI_Init lands in SimGrid.
 //

@@ -1,15 +1,15 @@
 // TrainConfig: everything one `tetrad train` run needs, as plain values
 // (no LibTorch here, so the command-line code compiles fast).
 //
-// A run is one point (sync, arch, compress, sched) of the taxonomy in
-// DESIGN.md plus a workload (model, data, optimizer) and a cluster.
+// A run is one point (sync, arch, compress, sched) of the four dimensions
+// (docs/architecture.md) plus a workload (model, data, optimizer) and a
+// cluster.
 // TrainConfig holds the flags as given; resolveConfig() parses every value
 // once into a ResolvedConfig of typed values (LevelDB Options style) and
 // checks every combination before anything runs (docs/sync.md): bad values
-// throw InvalidArgument with one line naming the flag and the rule; valid
-// requests not implemented yet (--arch gossip, --sched wfbp, ...) throw
-// Unsupported naming the rule — never a silent fallback. Nothing downstream
-// parses a flag string again.
+// throw InvalidArgument with one line naming the flag and the rule; a valid
+// combination not implemented throws Unsupported naming the rule — never a
+// silent fallback.
 //
 // Thread-safety: plain values.
 #pragma once

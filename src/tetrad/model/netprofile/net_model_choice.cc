@@ -1,5 +1,9 @@
 #include "tetrad/model/netprofile/net_model_choice.h"
 
+#include <fmt/format.h>
+
+#include <cstring>
+
 #include "tetrad/core/error.h"
 #include "tetrad/model/netprofile/network_profile.h"
 
@@ -19,39 +23,96 @@ bool setsModelItem(const std::string& item) {
          item.starts_with("network/bandwidth-factor:") || item.starts_with("network/crosstraffic:");
 }
 
+NetModelChoice lv08Choice(const std::string& /*argument*/) {
+  NetModelChoice choice;
+  choice.simConfig = {"network/model:LV08"};
+  choice.latencyFactor = PiecewiseFactor({{0, kLv08LatencyFactor}}, "lv08");
+  choice.bandwidthFactor = PiecewiseFactor({{0, kLv08BandwidthFactor}}, "lv08");
+  choice.tcpGamma = kSimGridTcpGamma;
+  return choice;
+}
+
+NetModelChoice cm02Choice(const std::string& /*argument*/) {
+  NetModelChoice choice;
+  choice.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
+  choice.tcpGamma = kSimGridTcpGamma;
+  return choice;
+}
+
+NetModelChoice profileChoice(const std::string& path) {
+  TETRAD_CHECK(!path.empty(), InvalidArgument, "--net-model profile:FILE needs a file name");
+  const NetworkProfile profile = loadNetworkProfile(path);
+  NetModelChoice choice;
+  choice.simConfig = profile.simConfig();
+  choice.latencyFactor = profile.latencyFactor();
+  choice.bandwidthFactor = profile.bandwidthFactor();
+  choice.profileLink = profile.linkSpec;
+  choice.linkBandwidth = profile.bandwidth;
+  choice.linkLatency = profile.latency;
+  choice.tcpGamma = kSimGridTcpGamma;
+  return choice;
+}
+
+bool isPrefix(const NetModelRow& row) {
+  const std::string_view name(row.name);
+  return !name.empty() && name.back() == ':';
+}
+
+// The row `name` selects and the argument after a prefix row's name.
+const NetModelRow* findRow(const std::string& name, std::string* argument) {
+  for (const NetModelRow& row : netModelTable()) {
+    if (isPrefix(row) ? name.starts_with(row.name) : name == row.name) {
+      if (argument != nullptr) *argument = isPrefix(row) ? name.substr(strlen(row.name)) : "";
+      return &row;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
+const std::vector<NetModelRow>& netModelTable() {
+  static const std::vector<NetModelRow> rows = {
+      {"cm02", "cm02", "alpha-beta with SimGrid's TCP window bound, no cross traffic; the default",
+       cm02Choice},
+      {"lv08", "lv08", "SimGrid's own default: latency x13.01, bandwidth x0.97, cross traffic",
+       lv08Choice},
+      {"profile:", "profile:FILE", "a network calibrated by `tetrad calibrate`, docs/fidelity.md",
+       profileChoice},
+  };
+  return rows;
+}
+
+std::string netModelHelp() {
+  std::string help;
+  const auto& rows = netModelTable();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) help += i + 1 == rows.size() ? " or " : ", ";
+    help += fmt::format("{} ({})", rows[i].usage, rows[i].help);
+  }
+  return help;
+}
+
+std::string knownNetModels() {
+  std::string known;
+  for (const NetModelRow& row : netModelTable())
+    known += (known.empty() ? "" : ", ") + std::string(row.usage);
+  return known;
+}
+
+bool isNetModelName(const std::string& name) {
+  return findRow(name, nullptr) != nullptr;
+}
+
 NetModelChoice resolveNetModel(const std::string& name) {
-  NetModelChoice choice;
+  if (name.empty()) return NetModelChoice{};
+  std::string argument;
+  const NetModelRow* row = findRow(name, &argument);
+  TETRAD_CHECK(row != nullptr, InvalidArgument, "unknown network model '{}' (known: {})", name,
+               knownNetModels());
+  NetModelChoice choice = row->resolve(argument);
   choice.name = name;
-  if (name.empty()) return choice;
-  if (name == "lv08") {
-    choice.simConfig = {"network/model:LV08"};
-    choice.latencyFactor = PiecewiseFactor({{0, kLv08LatencyFactor}}, "lv08");
-    choice.bandwidthFactor = PiecewiseFactor({{0, kLv08BandwidthFactor}}, "lv08");
-    choice.tcpGamma = kSimGridTcpGamma;
-    return choice;
-  }
-  if (name == "cm02") {
-    choice.simConfig = {"network/model:CM02", "network/crosstraffic:0"};
-    choice.tcpGamma = kSimGridTcpGamma;
-    return choice;
-  }
-  if (name.starts_with("profile:")) {
-    const std::string path = name.substr(8);
-    TETRAD_CHECK(!path.empty(), InvalidArgument, "--net-model profile:FILE needs a file name");
-    const NetworkProfile profile = loadNetworkProfile(path);
-    choice.simConfig = profile.simConfig();
-    choice.latencyFactor = profile.latencyFactor();
-    choice.bandwidthFactor = profile.bandwidthFactor();
-    choice.profileLink = profile.linkSpec;
-    choice.linkBandwidth = profile.bandwidth;
-    choice.linkLatency = profile.latency;
-    choice.tcpGamma = kSimGridTcpGamma;
-    return choice;
-  }
-  TETRAD_FAIL(InvalidArgument, "unknown network model '{}' (known: lv08, cm02, profile:FILE)",
-              name);
+  return choice;
 }
 
 std::vector<std::string> combineSimConfig(const NetModelChoice& choice,

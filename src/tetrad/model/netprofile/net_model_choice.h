@@ -58,6 +58,25 @@ inline constexpr double kSimGridTcpGamma = 4194304;
 // or "" when `userItems` (--sim-cfg) choose the network model themselves.
 std::string defaultNetModel(const std::vector<std::string>& userItems);
 
+// One row per network model: adding a model is adding a row (its name, its
+// help line and how it resolves) in net_model_choice.cc; the parser, the
+// commands' help texts and the name checks read the table.
+struct NetModelRow {
+  const char* name;   // "cm02", or a prefix ending in ':' ("profile:") for a
+                      // family that takes an argument
+  const char* usage;  // as the help shows it: "cm02", "profile:FILE"
+  const char* help;   // one line
+  NetModelChoice (*resolve)(const std::string& argument);  // after the prefix
+};
+const std::vector<NetModelRow>& netModelTable();
+
+// "cm02 (…, the default), lv08 (…) or profile:FILE (…)", for --help.
+std::string netModelHelp();
+// "cm02, lv08, profile:FILE", for error messages.
+std::string knownNetModels();
+// Whether `name` names a row (an exact name, or a prefix with an argument).
+bool isNetModelName(const std::string& name);
+
 // Throws InvalidArgument naming the problem: an unknown name, or a profile
 // that cannot be loaded (network_profile.h).
 NetModelChoice resolveNetModel(const std::string& name);

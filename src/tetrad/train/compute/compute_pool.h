@@ -10,7 +10,7 @@
 // when it wakes up. The pass reads and writes only that rank's replica, which
 // nothing else touches meanwhile, and the simulated events are the same as
 // computing inline: metrics and simulated times are bit for bit those of a
-// serial run (tests/train/parallel_sim_test.cc).
+// serial run (tests/train/check_parallel_sim.sh).
 //
 // With measured, the charge is the pass's own time, known only after it ran.
 // Ranks are rarely released at the same simulated instant (a ring

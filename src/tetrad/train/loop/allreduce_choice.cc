@@ -25,7 +25,7 @@ std::unique_ptr<AllreduceSelector> fromSpec(const ResolvedConfig& config, int wo
   if (network.shape == ClusterShape::kOther) return nullptr;
   model::NetworkModel net = model::networkModel(config.given.cluster, workerCount);
   const std::string& name = config.netModel;
-  const bool named = name == "lv08" || name == "cm02" || name.starts_with("profile:");
+  const bool named = model::isNetModelName(name);
   if (named) net = model::withNetModel(net, name);
   return std::make_unique<AllreduceSelector>(
       workerCount, net.costParams(),

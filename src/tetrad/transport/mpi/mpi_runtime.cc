@@ -43,7 +43,8 @@ bool MpiRuntime::active() {
 
 MpiRuntime::MpiRuntime() {
   // libsimgrid exports MPI_* too (SMPI): if it comes first in load order,
-  // MPI calls land there and abort. Say so instead (see DESIGN.md).
+  // MPI calls land there and abort. Say so instead (the link order:
+  // CMakeLists.txt, and tests/transport_mpi/link_order_check.cc).
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(&MPI_Init_thread), &info) != 0 && info.dli_fname != nullptr &&
       std::string_view(info.dli_fname).find("simgrid") != std::string_view::npos) {
