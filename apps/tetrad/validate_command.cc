@@ -100,14 +100,17 @@ void runValidate(const ValidateFlags& f) {
   fs::create_directories(f.out);
   const std::vector<ValidationResult> results = experiment::predictValidationSet(
       points, {childProgram(), fs::absolute(f.out).string(), f.jobs, f.iterations});
-  std::vector<double> errors;
+  std::vector<double> errors, heldOut;
   int signs = 0, signsRight = 0, failed = 0;
+  size_t fitted = 0;
   for (const ValidationResult& r : results) {
+    if (r.point->fitted) ++fitted;
     if (!r.error.empty()) {
       ++failed;
       continue;
     }
     errors.push_back(std::fabs(r.relativeError));
+    if (!r.point->fitted) heldOut.push_back(std::fabs(r.relativeError));
     if (r.signRight >= 0) {
       ++signs;
       signsRight += r.signRight;
@@ -128,6 +131,8 @@ void runValidate(const ValidateFlags& f) {
     j["failed"] = failed;
     j["median_abs_relative_error"] = median(errors);
     j["mean_abs_relative_error"] = errors.empty() ? NAN : mean;
+    j["fitted_points"] = fitted;
+    j["held_out_median_abs_relative_error"] = heldOut.empty() ? NAN : median(heldOut);
     j["speedup_signs"] = signs;
     j["speedup_signs_right"] = signsRight;
     for (const ValidationResult& r : results) {
@@ -141,8 +146,12 @@ void runValidate(const ValidateFlags& f) {
     std::printf("%s\n", j.dump().c_str());
     return;
   }
-  std::printf("# tetrad validate: %zu points from %s (analytic engine, no constant fitted)\n",
-              points.size(), dir.c_str());
+  std::printf(
+      "# tetrad validate: %zu points from %s (analytic engine, %s)\n", points.size(), dir.c_str(),
+      fitted == 0
+          ? "no constant fitted"
+          : fmt::format("{} point{} fitted the one global constant", fitted, fitted == 1 ? "" : "s")
+                .c_str());
   std::printf("%-28s %-14s %5s %-14s %12s %12s %8s %s\n", "point", "model", "devs", "metric",
               "published", "predicted", "error", "sign");
   for (const ValidationResult& r : results) {
@@ -162,6 +171,10 @@ void runValidate(const ValidateFlags& f) {
       "%d of %d\n# wrote %s/validation.csv%s\n",
       100 * median(errors), 100 * mean, errors.size(), failed, signsRight, signs, f.out.c_str(),
       plotNote.empty() ? ", validation.png" : plotNote.c_str());
+  if (fitted > 0) {
+    std::printf("# held out (not fitted): median |error| %.1f%% over %zu points\n",
+                100 * median(heldOut), heldOut.size());
+  }
 }
 
 void addValidateCommand(CommandGroups& groups) {

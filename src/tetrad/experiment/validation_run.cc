@@ -38,7 +38,6 @@ std::vector<std::string> validationRunArgs(const ValidationPoint& p, const std::
   std::vector<std::string> args = {
       "train",           "--timing-only",
       "--engine",        "analytic",
-      "--net-model",     "cm02",
       "--model",         p.model,
       "--batch-size",    std::to_string(p.batch),
       "--compute",       fmt::format("throughput:{}", p.single),
@@ -49,6 +48,10 @@ std::vector<std::string> validationRunArgs(const ValidationPoint& p, const std::
       "--max-iters",     std::to_string(iterations),
       "--out",           runDir,
       "--quiet"};
+  // cm02 unless the point names its network model (tcp: docs/validation.md).
+  if (std::find(p.args.begin(), p.args.end(), "--net-model") == p.args.end()) {
+    args.insert(args.end(), {"--net-model", "cm02"});
+  }
   // DDP's buckets overlapped with the backward pass unless the point names
   // its own schedule.
   if (std::find(p.args.begin(), p.args.end(), "--sched") == p.args.end()) {

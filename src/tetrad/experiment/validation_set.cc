@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "tetrad/core/error.h"
@@ -16,11 +17,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string> kKeys = {"id",      "source",         "url",     "model",
-                                     "device",  "batch",          "nodes",   "devices_per_node",
-                                     "intra",   "inter",          "library", "method",
-                                     "metric",  "published",      "single",  "single_source",
-                                     "cluster", "cluster_source", "args",    "baseline"};
+const std::set<std::string> kKeys = {
+    "id",     "source",           "url",    "model",         "device",  "batch",
+    "nodes",  "devices_per_node", "intra",  "inter",         "library", "method",
+    "metric", "published",        "single", "single_source", "cluster", "cluster_source",
+    "args",   "baseline",         "fitted"};
 const std::set<std::string> kMetrics = {"throughput", "efficiency", "speedup", "iteration_time"};
 
 class PointReader {
@@ -102,6 +103,11 @@ class PointReader {
       }
     }
     if (p.metric == "speedup") p.baseline = text("baseline");
+    if (table_.contains("fitted")) {
+      const std::optional<bool> fitted = table_["fitted"].value<bool>();
+      if (!table_["fitted"].is_boolean() || !fitted) fail("fitted", "must be true or false");
+      p.fitted = *fitted;
+    }
     return p;
   }
 

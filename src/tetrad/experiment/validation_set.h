@@ -27,6 +27,10 @@
 //   args            optional: extra `tetrad train` flags for the method
 //                   (["--compress", "powersgd:2"])
 //   baseline        metric speedup: the id of the baseline point
+//   fitted          optional, default false: the point is one of those the
+//                   set's one global constant was fitted on (the tcp network
+//                   model's achieved fraction, docs/validation.md); the
+//                   others judge it
 //
 // Pure parsing; thread-safe.
 #pragma once
@@ -43,6 +47,7 @@ struct ValidationPoint {
   std::string singleSource, cluster, clusterSource, baseline;
   int batch = 0, nodes = 0, devicesPerNode = 0;
   double published = 0, single = 0;
+  bool fitted = false;
   std::vector<std::string> args;
   int devices() const { return nodes * devicesPerNode; }
 };
