@@ -31,7 +31,8 @@ constexpr size_t kFlush = 4096;
 // computes per element fed from memory, so compute and memory time added up
 // (terngrad at 16M elements 0.36-0.50x memcpy; 1.00-1.26x with this and its
 // cheaper random stream; efsign and onebit, two streams, best at 2 KiB each:
-// docs/BENCHMARKS.md).
+// "Encode with software prefetch" in docs/BENCHMARKS.md as of commit 132ffc5,
+// in git history).
 constexpr size_t kPrefetchBytes = 4096;
 
 // Asks for the cache line `ahead` bytes after `p` (a hint: never faults, also
