@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "tetrad/compress/compressor.h"
+#include "tetrad/compress/sign_feedback.h"
 #include "tetrad/compress/spec.h"
 
 namespace tetrad {
@@ -58,22 +59,5 @@ class OneBitCompressor final : public Compressor {
 };
 
 CompressorPtr makeOneBit(const CompressorParams& params);
-
-inline constexpr const char* kResidualPendingBuffer = "residual_pending";
-
-// The true residual e = p − C(p) of a deferred-correction state (efsign and
-// onebit, see above): buffers["residual"] corrected by
-// buffers["residual_pending"], or a plain copy when nothing is pending. Empty
-// when the state has no residual yet. Throws InvalidArgument (naming
-// `owner`'s spec) when the pending pairs do not fit the residual.
-std::vector<float> deferredResidual(const Compressor& owner, const CompressorState& state);
-
-// Implementation shared by efsign and per-tensor onebit: one pass that
-// applies the pending correction, forms the new p = x + e in
-// buffers["residual"], packs the sign bits of p into `bits` and writes the
-// reconstruction to `pairSlot` (efsign, absScale: one float ‖p‖₁/n; onebit:
-// the positive and negative means) and to buffers["residual_pending"].
-void encodeSignWithFeedback(std::span<const float> input, CompressorState& state, bool absScale,
-                            MutableBytes pairSlot, MutableBytes bits);
 
 }  // namespace tetrad
