@@ -92,8 +92,9 @@ const std::vector<NetModelRow>& netModelTable() {
       {"lv08", "lv08", "SimGrid's own default: latency x13.01, bandwidth x0.97, cross traffic",
        lv08Choice},
       {"tcp", "tcp",
-       "cm02 with every link at 0.41 of its bandwidth, the rate TCP collective libraries "
-       "achieved in published runs (docs/validation.md)",
+       fmt::format("cm02 with every link at {} of its bandwidth, the rate TCP collective "
+                   "libraries achieved in published runs (docs/validation.md)",
+                   kTcpAchievedFraction),
        tcpChoice},
       {"profile:", "profile:FILE", "a network calibrated by `tetrad calibrate`, docs/fidelity.md",
        profileChoice},

@@ -65,7 +65,7 @@ struct NetModelRow {
   const char* name;   // "cm02", or a prefix ending in ':' ("profile:") for a
                       // family that takes an argument
   const char* usage;  // as the help shows it: "cm02", "profile:FILE"
-  const char* help;   // one line
+  std::string help;   // one line
   NetModelChoice (*resolve)(const std::string& argument);  // after the prefix
 };
 const std::vector<NetModelRow>& netModelTable();
