@@ -12,7 +12,7 @@ PACKAGES="build-essential cmake ccache pkg-config libtorch-dev libopenblas0-open
 libsimgrid-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libfmt-dev libspdlog-dev \
 zlib1g-dev gnuplot-nox googletest libgtest-dev libgmock-dev libbenchmark-dev dataset-fashion-mnist \
 iproute2 nftables iperf3 iputils-ping \
-pybind11-dev python3-dev python3-torch python3-numpy python3-pytest"
+pybind11-dev python3-dev python3-torch python3-numpy python3-pytest python3-pip"
 if [ "${1:-}" = "fuzz" ]; then
   PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 fi

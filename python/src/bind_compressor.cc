@@ -23,6 +23,18 @@ namespace py = pybind11;
 namespace tetrad::python {
 namespace {
 
+const char* shapeUseName(Compressor::ShapeUse use) {
+  switch (use) {
+    case Compressor::ShapeUse::kFlat:
+      return "flat";
+    case Compressor::ShapeUse::kLayout:
+      return "layout";
+    case Compressor::ShapeUse::kOneTensor:
+      return "one_tensor";
+  }
+  return "?";
+}
+
 const char* aggregationName(Aggregation aggregation) {
   switch (aggregation) {
     case Aggregation::kSummable:
@@ -122,6 +134,10 @@ void bindCompressor(py::module_& m) {
       .def_property_readonly("summable_wire",
                              [](const Compressor& c) { return toString(c.summableWire()); })
       .def_property_readonly("is_identity", &Compressor::isIdentity)
+      .def_property_readonly(
+          "shape_use", [](const Compressor& c) { return shapeUseName(c.shapeUse()); },
+          "What a bucket must carry: 'flat' (nothing), 'layout' (the shapes of its tensors) or "
+          "'one_tensor' (one tensor per state, with its shape).")
       .def_property_readonly("unbiased", &Compressor::unbiased)
       .def("bits_per_element", &Compressor::bitsPerElement, py::arg("count"))
       .def(

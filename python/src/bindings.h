@@ -9,5 +9,7 @@ namespace tetrad::python {
 
 void bindCompressor(pybind11::module_& m);  // bind_compressor.cc
 void bindTransport(pybind11::module_& m);   // bind_transport.cc
+void bindTopology(pybind11::module_& m);    // bind_topology.cc
+void bindGossip(pybind11::module_& m);      // bind_gossip.cc
 
 }  // namespace tetrad::python

@@ -2,8 +2,9 @@
 
 This package exposes tetrad's compression layer (C++, tetrad._tetrad):
 every compressor of `tetrad train --compress` with error feedback and its
-aggregation protocol. `tetrad.torch` plugs them into PyTorch DDP as a comm
-hook:
+aggregation protocol, and its gossip topologies. `tetrad.torch` plugs them
+into PyTorch: a DDP comm hook, model averaging (Local SGD, post-local,
+hierarchical, with a compressed delta) and gossip (D-PSGD, CHOCO-SGD):
 
     import tetrad.torch as tt
     state = tt.HookState(dist.group.WORLD, compress="topk:0.01,ef", seed=1)
@@ -16,6 +17,7 @@ ProtocolError (a malformed packet), TransportError, TimeoutError.
 from tetrad._tetrad import (  # noqa: F401
     HAS_LAYOUT,
     Compressor,
+    Topology,
     CompressorState,
     Error,
     InvalidArgument,
@@ -25,10 +27,12 @@ from tetrad._tetrad import (  # noqa: F401
     Unsupported,
     finish_reduction,
     known_compressors,
+    known_topologies,
+    parse_topology,
 )
 
 __all__ = [
     "Compressor", "CompressorState", "Error", "InvalidArgument", "ProtocolError",
     "TimeoutError", "TransportError", "Unsupported", "finish_reduction", "known_compressors",
-    "HAS_LAYOUT",
+    "HAS_LAYOUT", "Topology", "known_topologies", "parse_topology",
 ]

@@ -33,7 +33,7 @@ from tetrad import _tetrad
 
 # What a ring of p ranks sends per rank (gloo picks its own algorithms; this
 # is the model the stats report, labelled as such in docs/python.md).
-def _ring_allreduce_bytes(nbytes, p):
+def ring_allreduce_bytes(nbytes, p):
     return 0 if p == 1 else 2 * (p - 1) * nbytes // p
 
 
@@ -52,7 +52,7 @@ def path_of(compressor):
     return "tetrad"
 
 
-def _scratch(scratch, name, numel, dtype):
+def scratch_buffer(scratch, name, numel, dtype):
     """A buffer kept per bucket across iterations: fresh memory costs page faults."""
     buffer = scratch.get(name)
     if buffer is None or buffer.numel() != numel:
@@ -72,10 +72,10 @@ def allreduce(hook, tensor, state, scratch):
         wire = torch.from_numpy(compressor.encode_summable(tensor.numpy(), state))
         if compressor.summable_wire == "fp16":
             # Exact: the values are fp16 numbers.
-            wire = _scratch(scratch, "fp16", wire.numel(), torch.float16).copy_(wire)
+            wire = scratch_buffer(scratch, "fp16", wire.numel(), torch.float16).copy_(wire)
     encoded = time.perf_counter()
     hook.count(encode_s=encoded - start,
-               bytes_sent=_ring_allreduce_bytes(wire.numel() * wire.element_size(), p))
+               bytes_sent=ring_allreduce_bytes(wire.numel() * wire.element_size(), p))
     work = dist.all_reduce(wire, group=hook.group, async_op=True)
 
     def finish(_):
@@ -84,7 +84,7 @@ def allreduce(hook, tensor, state, scratch):
         if not compressor.is_identity:
             summed = wire
             if wire.dtype != torch.float32:
-                summed = _scratch(scratch, "fp32", wire.numel(), torch.float32).copy_(wire)
+                summed = scratch_buffer(scratch, "fp32", wire.numel(), torch.float32).copy_(wire)
             compressor.expand_summed(summed.numpy(), state, out)
         _tetrad.finish_reduction(out, p, True)
         hook.count(decode_s=time.perf_counter() - begin)

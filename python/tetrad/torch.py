@@ -1,8 +1,13 @@
-"""tetrad's compressors as a PyTorch DDP comm hook.
+"""tetrad for PyTorch: all four dimensions from a user's own training script.
 
     import tetrad.torch as tt
+    # what goes on the wire: a compressed DDP comm hook (this file)
     state = tt.HookState(dist.group.WORLD, compress="topk:0.01,ef", seed=1)
     ddp_model.register_comm_hook(state, tt.comm_hook)
+    # when ranks synchronise: Local SGD, post-local SGD, hierarchical (tetrad/_averager.py)
+    averager = tt.ModelAverager("local:8", compress="topk:0.01,ef")
+    # who talks to whom: D-PSGD and CHOCO-SGD over a topology (tetrad/_gossip.py)
+    optimizer = tt.GossipOptimizer(torch.optim.SGD(params, lr=0.1), topology="ring")
 
 HookState owns one CompressorState per DDP bucket (error-feedback residual,
 DGC momentum, PowerSGD's Q, the step that drives RNG streams), keyed by the
@@ -29,15 +34,18 @@ _STATE_DICT_VERSION = 1
 _MASK64 = (1 << 64) - 1
 
 
-def _segmentation(spec):
-    """How a bucket is cut for the compressor: 'flat' (one vector), 'layout' (one state
-    whose layout lists the bucket's tensor shapes: PowerSGD's factors per tensor, exchanged
-    per bucket) or 'per_tensor' (one state and call per tensor, with its shape)."""
-    if spec.startswith("powersgd"):
+def _segmentation(compressor):
+    """How a bucket is cut for the compressor, from its shape_use trait: 'flat' (one
+    vector), 'layout' (one state whose layout lists the bucket's tensor shapes: PowerSGD's
+    factors per tensor, exchanged per bucket) or 'per_tensor' (one state and call per
+    tensor, with its shape: per-column 1-bit SGD)."""
+    use = compressor.shape_use
+    if use == "layout":
         return "layout" if _tetrad.HAS_LAYOUT else "per_tensor"
-    if spec.startswith("onebit:col"):
-        return "per_tensor"
-    return "flat"
+    return "per_tensor" if use == "one_tensor" else "flat"
+
+
+_HALF = (torch.float16, torch.bfloat16)
 
 
 class HookState:
@@ -49,11 +57,17 @@ class HookState:
     seed: shared by all ranks (Random-k indices, PowerSGD's first Q); mixed
         with each bucket's key so that buckets draw independent streams.
     timeout_s: of every wait of tetrad's own protocols.
+    check_finite: before a bucket is encoded, all ranks agree (a 4-byte all-reduce)
+        whether any holds a non-finite value; if one does, every rank's bucket comes back
+        filled with NaN, so that a GradScaler skips the step on every rank as it does
+        under DDP, and no compressor state (residual, momentum, Q, step) changes. Off for
+        the identity compressor, whose all-reduce propagates inf and NaN by itself.
     The constructor is collective: every rank of the group checks that all
     agree on spec, seed and group (ValueError naming the ranks otherwise).
     """
 
-    def __init__(self, process_group=None, compress="none", seed=0, timeout_s=300.0):
+    def __init__(self, process_group=None, compress: str = "none", seed: int = 0,
+                 timeout_s: float = 300.0, check_finite: bool = True):
         if not dist.is_initialized():
             raise RuntimeError("tetrad HookState: torch.distributed is not initialised "
                                "(call dist.init_process_group first)")
@@ -69,10 +83,11 @@ class HookState:
         self.rank = dist.get_rank(self.group)
         self.world_size = dist.get_world_size(self.group)
         self.path = _exchange.path_of(self.compressor)
-        self.segmentation = _segmentation(self.spec)
+        self.segmentation = _segmentation(self.compressor)
         if self.segmentation != "flat":
             self.path = "tetrad"
         self.tag = 1000
+        self.check_finite = bool(check_finite) and not self.compressor.is_identity
         self.transport = _tetrad.Transport(DistEndpoint(self.group, timeout_s), self.rank,
                                            self.world_size, timeout_s)
         self._ordinals = {}  # parameter storage address -> order of first appearance
@@ -80,7 +95,7 @@ class HookState:
         self._scratch = {}   # bucket key -> wire buffers reused across iterations
         self._lock = threading.Lock()
         self._stats = dict(calls=0, elements=0, bytes_sent=0, encode_s=0.0, decode_s=0.0,
-                           protocol_s=0.0)
+                           protocol_s=0.0, check_bytes=0, skipped=0)
         self._check_agreement()
 
     # -- agreement -----------------------------------------------------------
@@ -141,10 +156,13 @@ class HookState:
         return segments
 
     def reduce(self, tensor, key, shapes):
-        """Average a flat float32 CPU tensor across the group (a Future of it)."""
-        if tensor.dtype != torch.float32:
+        """Average a flat CPU tensor (float32, float16 or bfloat16) across the group; a
+        Future of it. Half-precision buckets are reduced through a float32 copy (the
+        compressor's residual stays float32) and written back; the identity compressor
+        all-reduces a float16 bucket as it is, divided first as DDP's default hook does."""
+        if tensor.dtype != torch.float32 and tensor.dtype not in _HALF:
             raise TypeError(f"tetrad comm hook: bucket '{key}' holds {tensor.dtype}; tetrad's "
-                            "compressors read float32 gradients")
+                            "hook reduces float32, float16 and bfloat16 gradients")
         if tensor.device.type != "cpu":
             raise NotImplementedError(f"tetrad comm hook: bucket on {tensor.device}; only CPU "
                                       "tensors are supported")
@@ -156,12 +174,38 @@ class HookState:
                              f"but its parameters {total}")
         segments = self._segments(key, shapes, tensor.numel())
         self.count(calls=1, elements=tensor.numel())
+        if self.check_finite and self._any_rank_nonfinite(tensor):
+            self.count(skipped=1)
+            return _completed(tensor.fill_(float("nan")))
+        if tensor.dtype == torch.float32:
+            return self._reduce_float32(tensor, key, segments)
+        if tensor.dtype == torch.float16 and self.compressor.is_identity:
+            tensor.div_(self.world_size)
+            self.count(bytes_sent=_exchange.ring_allreduce_bytes(2 * tensor.numel(),
+                                                                 self.world_size))
+            work = dist.all_reduce(tensor, group=self.group, async_op=True)
+            return work.get_future().then(lambda _: tensor)
+        scratch = self._scratch.setdefault(key, {})
+        wide = _exchange.scratch_buffer(scratch, "half_input", tensor.numel(), torch.float32)
+        wide.copy_(tensor)
+        reduced = self._reduce_float32(wide, key, segments)
+        return reduced.then(lambda future: tensor.copy_(future.value()))
+
+    def _reduce_float32(self, tensor, key, segments):
         if self.path == "allreduce":
             return _exchange.allreduce(self, tensor, segments[0][2],
                                        self._scratch.setdefault(key, {}))
         if self.path == "allgather":
             return _exchange.allgather(self, tensor, segments[0][2])
         return _exchange.over_tetrad(self, tensor, segments)
+
+    def _any_rank_nonfinite(self, tensor):
+        """One 4-byte all-reduce (max) of this rank's 'holds inf or NaN' flag."""
+        flag = torch.tensor([0.0 if bool(torch.isfinite(tensor).all()) else 1.0])
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=self.group)
+        self.count(check_bytes=_exchange.ring_allreduce_bytes(4, self.world_size),
+                   bytes_sent=_exchange.ring_allreduce_bytes(4, self.world_size))
+        return flag.item() > 0
 
     # -- statistics and checkpoints -------------------------------------------
     def count(self, **amounts):
@@ -172,7 +216,9 @@ class HookState:
     def stats(self):
         """Totals since construction: calls (buckets reduced), elements, bytes_sent (this
         rank; see docs/python.md for how each path counts), encode_s, decode_s, protocol_s
-        (tetrad's own protocols: encode, exchange and decode together), path, buckets."""
+        (tetrad's own protocols: encode, exchange and decode together), check_bytes (the
+        part of bytes_sent spent on check_finite's flags), skipped (buckets returned as
+        NaN because a rank held a non-finite value), path, buckets."""
         with self._lock:
             out = dict(self._stats)
         out.update(path=self.path, spec=self.spec, buckets=len(self._buckets))
@@ -208,6 +254,12 @@ def _numel(shape):
     return n
 
 
+def _completed(value):
+    future = torch.futures.Future()
+    future.set_result(value)
+    return future
+
+
 def comm_hook(state, bucket):
     """DDP comm hook: tetrad-compressed average of the bucket (register_comm_hook)."""
     if not isinstance(state, HookState):
@@ -216,3 +268,11 @@ def comm_hook(state, bucket):
     parameters = bucket.parameters()
     key = state.bucket_key(parameters)
     return state.reduce(bucket.buffer(), key, [list(p.shape) for p in parameters])
+
+
+# The other two dimensions, re-exported here so that users import one module.
+from tetrad._averager import AveragedOptimizer, ModelAverager, post_local_hook  # noqa: E402
+from tetrad._gossip import GossipOptimizer, consensus_distance  # noqa: E402
+
+__all__ = ["HookState", "comm_hook", "ModelAverager", "AveragedOptimizer", "post_local_hook",
+           "GossipOptimizer", "consensus_distance"]

@@ -227,6 +227,16 @@ class Compressor {
   // residual in a deferred form (onebit, efsign) override it to materialise e.
   virtual std::vector<float> errorFeedbackResidual(const CompressorState& state) const;
 
+  // How the compressor reads the shape of what it encodes (CompressorState
+  // shape and layout), so that a caller cutting gradients into buckets (the
+  // trainer, the Python DDP hook) knows what to hand it:
+  //   kFlat       a flat vector; shapes are ignored (most compressors);
+  //   kLayout     a fused bucket whose layout lists its tensors (PowerSGD:
+  //               one matrix per tensor);
+  //   kOneTensor  one tensor per state, with its shape (per-column 1-bit
+  //               SGD; a fused layout of several tensors is Unsupported).
+  enum class ShapeUse { kFlat, kLayout, kOneTensor };
+  virtual ShapeUse shapeUse() const { return ShapeUse::kFlat; }
   // True only for the identity ("none"): decode(encode(x)) == x bit for bit
   // and the summable domain is the tensor itself, so aggregate() all-reduces
   // the gradient in place, without encoding into a copy (the aggregation

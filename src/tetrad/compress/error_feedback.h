@@ -38,6 +38,7 @@ class ErrorFeedback final : public Compressor {
   bool unbiased() const override { return false; }
   WirePrecision summableWire() const override { return inner_->summableWire(); }
   double modelledDecodes(int ranks) const override { return inner_->modelledDecodes(ranks); }
+  ShapeUse shapeUse() const override { return inner_->shapeUse(); }
 
   const Compressor& inner() const { return *inner_; }
 

@@ -50,6 +50,9 @@ class OneBitCompressor final : public Compressor {
   double bitsPerElement(size_t count) const override;
   // The true residual p − C(p) (see above).
   std::vector<float> errorFeedbackResidual(const CompressorState& state) const override;
+  ShapeUse shapeUse() const override {
+    return perColumn_ ? ShapeUse::kOneTensor : ShapeUse::kFlat;
+  }
 
  protected:
   Packet encodeStep(std::span<const float> input, CompressorState& state) const override;

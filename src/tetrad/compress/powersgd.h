@@ -85,6 +85,8 @@ class PowerSgd final : public Compressor {
   Aggregation aggregation() const override { return Aggregation::kCustom; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
+  // Batched: the whole bucket as one square, shapes unused.
+  ShapeUse shapeUse() const override { return batched_ ? ShapeUse::kFlat : ShapeUse::kLayout; }
   int rank() const { return rank_; }
   bool batched() const { return batched_; }
 
