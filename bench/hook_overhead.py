@@ -14,6 +14,13 @@ buffer (cast to fp16 and divide, then copy back). Prints the median over
 --iters calls (after 2 warm-up calls) of wall and CPU milliseconds per call.
 CPU time (this thread and the ones it waits for are not separated: the hook
 runs on one thread here) is the figure that a loaded machine disturbs least.
+
+    ... bench/hook_overhead.py --dtypes float32,float16,bfloat16 --rounds 3
+
+compares, instead, the same hook on buckets of the same element count in each
+dtype (half-precision buckets go through a float32 copy: the conversions are
+what the ratio measures), in --rounds alternating rounds: the median CPU ms per
+call over rounds with its spread, and each dtype's ratio to float32.
 """
 import argparse
 import datetime
@@ -48,9 +55,55 @@ def timed(call, iters):
     return 1000 * statistics.median(wall), 1000 * statistics.median(cpu)
 
 
+def merged_specs(text):
+    """Comma-separated specs, where a lone 'ef' belongs to the spec before it."""
+    merged = []
+    for s in (s.strip() for s in text.split(",")):
+        if s == "ef":
+            merged[-1] += ",ef"
+        else:
+            merged.append(s)
+    return merged
+
+
+def compare_dtypes(args, specs, parameters, shapes, gradient):
+    dtypes = [getattr(torch, name.strip()) for name in args.dtypes.split(",")]
+    names = [str(d).replace("torch.", "") for d in dtypes]
+    cpu = {(spec, d): [] for spec in specs for d in dtypes}
+    for _ in range(args.rounds):
+        for spec in specs:
+            for dtype in dtypes:  # alternating: every dtype once per round
+                hook = tt.HookState(None, compress=spec, seed=1)
+                key = hook.bucket_key(parameters)
+                source = gradient.to(dtype)
+                bucket = source.clone()
+
+                def call():
+                    bucket.copy_(source)
+                    hook.reduce(bucket, key, shapes).wait()
+
+                cpu[(spec, dtype)].append(timed(call, args.iters)[1])
+    print(f"{gradient.numel()} elements per bucket; CPU ms per call, median of "
+          f"{args.rounds} rounds (min-max), each the median of {args.iters} calls")
+    print("| hook | " + " | ".join(names) + " | " +
+          " | ".join(f"{n} / float32" for n in names[1:]) + " |")
+    print("|---" * (2 * len(names)) + "|")
+    for spec in specs:
+        cells, medians = [], []
+        for dtype in dtypes:
+            values = cpu[(spec, dtype)]
+            medians.append(statistics.median(values))
+            cells.append(f"{medians[-1]:.1f} ({min(values):.1f}-{max(values):.1f})")
+        ratios = [f"{m / medians[0]:.2f}" for m in medians[1:]]
+        print(f"| tetrad {spec} | " + " | ".join(cells + ratios) + " |", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--iters", type=int, default=10)
+    parser.add_argument("--dtypes", default="",
+                        help="compare these bucket dtypes (e.g. float32,float16,bfloat16)")
+    parser.add_argument("--rounds", type=int, default=3, help="with --dtypes")
     parser.add_argument("--specs", default=",".join(SPECS),
                         help="comma-separated specs (a lone 'ef' joins the spec before it)")
     args = parser.parse_args()
@@ -71,19 +124,15 @@ def main():
         half = bucket.to(torch.float16).div_(1)
         bucket.copy_(half)
 
+    if args.dtypes:
+        compare_dtypes(args, merged_specs(args.specs), parameters, shapes, gradient)
+        dist.destroy_process_group()
+        return
     wall, cpu = timed(torch_fp16, args.iters)
     print(f"{gradient.numel()} floats in one bucket; median of {args.iters} calls, ms per call")
     print(f"| hook | path | wall ms | CPU ms |\n|---|---|---|---|")
     print(f"| torch fp16_compress_hook (cast + copy back) | — | {wall:.1f} | {cpu:.1f} |")
-    specs = [s.strip() for s in args.specs.split(",")]
-    # ",ef" belongs to the spec before it.
-    merged = []
-    for s in specs:
-        if s == "ef":
-            merged[-1] += ",ef"
-        else:
-            merged.append(s)
-    for spec in merged:
+    for spec in merged_specs(args.specs):
         hook = tt.HookState(None, compress=spec, seed=1)
         key = hook.bucket_key(parameters)
 
