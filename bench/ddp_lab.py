@@ -12,6 +12,13 @@ Fashion-MNIST, batch 64 per rank, SGD with momentum 0.9 and weight decay
   --master): plain, torch's fp16_compress_hook, tetrad's comm hook with fp16,
   topk:0.01,ef and powersgd:2 (torch's own PowerSGD hook aborts in gloo with
   torch 1.13 and is not run);
+  model averaging with post-local SGD, POST_LOCAL = post-local:50:8 (50
+  synchronous steps, then an averaging every 8): "torch post-local" (torch's
+  PostLocalSGDOptimizer, PeriodicModelAverager and post_localSGD_hook),
+  "tetrad post-local" (tetrad.torch.ModelAverager, uncompressed: torch's
+  arithmetic) and "tetrad post-local topk" (the model delta as topk:0.01,ef);
+  "dpsgd ring" (tetrad.torch.GossipOptimizer, D-PSGD on a ring, a plain
+  module: rank 0's model is evaluated);
   tetrad train --cluster mpi under the lab's mpirun (--bind-to none):
   --sched none and ddp (DDP's own buckets: a bucket closes once it reaches
   25 MiB, the first 1 MiB; sched/ddp_buckets.h) uncompressed, fp16 and
@@ -50,10 +57,19 @@ NETLAB = os.path.join(ROOT, "scripts", "netlab.sh")
 EXAMPLE = os.path.join(ROOT, "examples", "ddp_mnist.py")
 SKIP = 77
 
+# Post-local SGD's schedule for every averaging configuration: 50 synchronous steps (the
+# fast early phase, about a fifth of the default run), then one model averaging every 8
+# steps, an eighth of DDP's all-reduces of the cnn's 6.65 MB.
+POST_LOCAL = "post-local:50:8"
 DDP_CONFIGS = [("DDP (plain)", ["--hook", "plain"]),
                ("DDP + torch fp16 hook", ["--hook", "torch-fp16"]),
                ("DDP + tetrad fp16 hook", ["--compress", "fp16"]),
-               ("DDP + tetrad topk:0.01,ef hook", ["--compress", "topk:0.01,ef"])]
+               ("DDP + tetrad topk:0.01,ef hook", ["--compress", "topk:0.01,ef"]),
+               # Model averaging and gossip (examples/_lab_modes.py).
+               ("torch post-local", ["--average", POST_LOCAL, "--average-impl", "torch"]),
+               ("tetrad post-local", ["--average", POST_LOCAL]),
+               ("tetrad post-local topk", ["--average", POST_LOCAL, "--compress", "topk:0.01,ef"]),
+               ("dpsgd ring", ["--gossip", "ring"])]
 TETRAD_CONFIGS = [("tetrad none", ["--sched", "none"]),
                   ("tetrad ddp buckets", ["--sched", "ddp"]),
                   ("tetrad fp16", ["--compress", "fp16"]),
@@ -129,6 +145,19 @@ def run_tetrad(args, extra, folder):
             "test_accuracy": summary["final_test_accuracy"]}
 
 
+def select(args):
+    """(name, kind, arguments) of the configurations to run: kind 'ddp' runs
+    examples/ddp_mnist.py, 'tetrad' tetrad train."""
+    words = [w for w in args.only.split(",") if w]
+    ddp = DDP_CONFIGS + (EXTRA_DDP_CONFIGS if args.all else [])
+    ours = TETRAD_CONFIGS + (EXTRA_TETRAD_CONFIGS if args.all else [])
+    configs = [(name, "ddp", extra) for name, extra in ddp] + \
+              [(name, "tetrad", extra) for name, extra in ours]
+    return [c for c in configs
+            if not words or c[0] in ("DDP (plain)", "DDP + torch fp16 hook")
+            or any(w in c[0] for w in words)]
+
+
 def median_or_none(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -150,9 +179,18 @@ def main():
                         help="comma-separated words: run the configurations whose name holds one "
                              "(plain DDP and torch's fp16 hook always run, as baselines)")
     parser.add_argument("--keep", default="", help="keep logs and run folders in this folder")
+    parser.add_argument("--list", action="store_true",
+                        help="print the configurations that would run (after --only, --all) "
+                             "and their arguments, and exit")
     args = parser.parse_args()
     if args.rounds < 1 or args.iters < 1 or args.eval_every < 1:
         sys.exit("ddp_lab: --rounds, --iters and --eval-every want positive numbers")
+    configs = select(args)
+    if args.list:
+        for name, kind, extra in configs:
+            print(f"{name}\t{'examples/ddp_mnist.py' if kind == 'ddp' else 'tetrad train'} "
+                  f"{' '.join(extra)}")
+        return
     check = netlab(args, "check")
     if check.returncode != 0:
         print(f"ddp_lab: skipped: {(check.stdout + check.stderr).strip()}")
@@ -160,13 +198,6 @@ def main():
     for path in (os.path.join(ROOT, "build", "tetrad"), os.path.join(ROOT, "build", "python")):
         if not os.path.exists(path):
             fail(f"{path} is missing (build tetrad and its Python module first)")
-    words = [w for w in args.only.split(",") if w]
-    ddp = DDP_CONFIGS + (EXTRA_DDP_CONFIGS if args.all else [])
-    ours = TETRAD_CONFIGS + (EXTRA_TETRAD_CONFIGS if args.all else [])
-    configs = [(name, "ddp", extra) for name, extra in ddp] + \
-              [(name, "tetrad", extra) for name, extra in ours]
-    configs = [c for c in configs
-               if not words or c[0] in ("DDP (plain)", "DDP + torch fp16 hook") or any(w in c[0] for w in words)]
     os.environ.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     work = args.keep or tempfile.mkdtemp(prefix="ddp_lab.")
     os.makedirs(work, exist_ok=True)
@@ -190,10 +221,10 @@ def main():
         netlab(args, "down")
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    report(args, results)
+    report(args, results, {name: kind for name, kind, _ in configs})
 
 
-def report(args, results):
+def report(args, results, kinds):
     speed = {n: statistics.median(x["samples_per_s"] for x in runs) for n, runs in results.items()}
     ttt = {n: median_or_none(x["time_to_target"] for x in runs) for n, runs in results.items()}
     plain = speed["DDP (plain)"]
@@ -220,7 +251,7 @@ def report(args, results):
               f"| {statistics.median(x['test_accuracy'] for x in runs):.3f} |")
     # The issue's three comparisons, where their configurations ran.
     own = [n for n in ("DDP (plain)", "DDP + torch fp16 hook") if n in ttt and ttt[n] is not None]
-    tetrads = [n for n in results if n.startswith("tetrad") and ttt[n] is not None]
+    tetrads = [n for n in results if kinds[n] == "tetrad" and ttt[n] is not None]
     print()
     for sched in ("tetrad none", "tetrad wfbp", "tetrad fusion:25MiB"):
         if sched in speed:
@@ -231,12 +262,26 @@ def report(args, results):
         print(f"time to {args.target}: tetrad's best ({best}) {ttt[best]:.1f} s against DDP's "
               f"best torch configuration ({ddp_best}) {ttt[ddp_best]:.1f} s: "
               f"{ttt[ddp_best] / ttt[best]:.2f}x")
+    averaging(args, ttt)
     topk_hook = "DDP + tetrad topk:0.01,ef hook"
     if fp16 and topk_hook in speed:
         line = f"{topk_hook}: {speed[topk_hook] / fp16:.2f}x torch's fp16 hook in samples/s"
         if ttt.get(topk_hook) and ttt.get("DDP + torch fp16 hook"):
             line += f", {ttt['DDP + torch fp16 hook'] / ttt[topk_hook]:.2f}x in time to target"
         print(line)
+
+
+
+def averaging(args, ttt):
+    """Time to target of the averaging and gossip configurations against plain DDP and
+    torch's post-local SGD, where both ran and reached it."""
+    pairs = [("torch post-local", "DDP (plain)"), ("tetrad post-local", "torch post-local"),
+             ("tetrad post-local topk", "torch post-local"), ("dpsgd ring", "DDP (plain)")]
+    for name, baseline in pairs:
+        if ttt.get(name) and ttt.get(baseline):
+            print(f"time to {args.target}: {name} ({POST_LOCAL if 'post' in name else 'ring'}) "
+                  f"{ttt[name]:.1f} s against {baseline} {ttt[baseline]:.1f} s: "
+                  f"{ttt[baseline] / ttt[name]:.2f}x")
 
 
 if __name__ == "__main__":

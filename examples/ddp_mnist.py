@@ -18,6 +18,25 @@ plain DDP and torch's fp16 hook are counted as a ring all-reduce of the
 gradient (2(p-1)/p of 4 or 2 bytes per element), the model tetrad's all-reduce
 path uses too.
 
+Instead of reducing gradients every step (examples/_lab_modes.py has the details,
+byte counts included):
+  --average local:H|post-local:T:H|hier:H1:H2   periodic model averaging, DDP
+        syncing nothing once local SGD starts; --average-impl tetrad (default:
+        tetrad.torch.ModelAverager, the model delta compressed with --compress
+        SPEC; hier over node groups of --group-size G ranks, default 2) or torch
+        (torch's PostLocalSGDOptimizer and model averagers, for comparison).
+        Bytes: tetrad's HookStates for the compressed averagings, a ring
+        all-reduce of the model for each exact averaging and each gradient
+        all-reduce of post-local's first T steps; torch's averagers the same ring
+        count for theirs.
+  --gossip TOPO   decentralised training of a plain module (no DDP) with
+        tetrad.torch.GossipOptimizer: --gossip-algorithm dpsgd (default) or choco
+        (--compress SPEC, --gamma). Evaluation reads rank 0's model; bytes are
+        the optimizer's own count (GossipOptimizer.stats()). The JSON line of
+        both also holds the final consensus distance.
+Conflicting options (--gossip with --average, --hook with either, torch's
+averagers with --compress, ...) are refused with one line.
+
 Periodic evaluation (--eval-every N, with --target-accuracy A) pauses the
 clock, as tetrad train does: the JSON line then also holds the accuracy curve
 ("evals": [[iteration, seconds, accuracy], ...]), time_to_target and
@@ -47,6 +66,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.parallel import DistributedDataParallel
 
+import _lab_modes  # --average and --gossip (examples/_lab_modes.py)
+
 DATA = "/usr/share/datasets/fashion-mnist"
 MEAN, STD = 0.2860, 0.3530  # Fashion-MNIST's training pixels
 
@@ -68,10 +89,18 @@ def read_idx(path):
 
 
 def load(data, split):
+    """The split's images (uint8, N x 28 x 28: see pixels()) and labels."""
     prefix = "train" if split == "train" else "t10k"
     images = read_idx(os.path.join(data, f"{prefix}-images-idx3-ubyte.gz"))
     labels = read_idx(os.path.join(data, f"{prefix}-labels-idx1-ubyte.gz")).long()
-    return ((images.float() / 255.0 - MEAN) / STD).unsqueeze(1), labels
+    return images, labels
+
+
+def pixels(images):
+    """Normalised network input (N x 1 x 28 x 28) of uint8 images: (x / 255 - MEAN) / STD,
+    computed in place (the same values) batch by batch, so that a rank does not convert
+    all 60 000 training images up front."""
+    return images.float().div_(255.0).sub_(MEAN).div_(STD).unsqueeze(1)
 
 
 class Cnn(nn.Module):  # tetrad's cnn (src/tetrad/train/compute/models.cc)
@@ -113,20 +142,68 @@ def register_hook(ddp, args):
     return state
 
 
+class HookTraining:
+    """DDP reducing gradients through the comm hook of --hook/--compress. The set-ups of
+    --average and --gossip (_lab_modes.build) offer the same: model (what forward calls),
+    module (what evaluation reads), zero_grad(), step(), traffic(iters), finish()
+    (collective, off the clock), describe() (JSON fields) and label()."""
+
+    def __init__(self, args, module, make_optimizer):
+        self.args, self.module = args, module
+        self.model = DistributedDataParallel(module, bucket_cap_mb=args.bucket_mb)
+        self.hook = register_hook(self.model, args)
+        self.optimizer = make_optimizer(self.model.parameters())
+
+    def zero_grad(self):
+        self.optimizer.zero_grad()
+
+    def step(self):
+        self.optimizer.step()
+
+    def traffic(self, iters):
+        """(bytes rank 0 sent per iteration, seconds in the hook per iteration or None)."""
+        if self.hook is not None:
+            stats = self.hook.stats()
+            overhead = stats["encode_s"] + stats["decode_s"] + stats["protocol_s"]
+            return stats["bytes_sent"] / iters, overhead / iters
+        elements = sum(p.numel() for p in self.module.parameters())
+        wire = 2 if self.args.hook == "torch-fp16" else 4
+        return _lab_modes.ring_bytes(elements, dist.get_world_size(), wire), None
+
+    def finish(self):
+        return {}
+
+    def describe(self):
+        tetrad = self.args.hook == "tetrad"
+        return {"hook": self.args.hook, "compress": self.args.compress if tetrad else None}
+
+    def label(self):
+        return self.args.compress if self.args.hook == "tetrad" else self.args.hook
+
+
+def make_training(args):
+    """The model, its optimizer (SGD with momentum) and how its gradients or models meet."""
+    torch.manual_seed(args.seed)  # every rank starts from the same model, DDP or not
+
+    def sgd(params):
+        return torch.optim.SGD(params, lr=args.lr, momentum=0.9, weight_decay=5e-4)
+    if args.average or args.gossip:
+        return _lab_modes.build(args, Cnn(), sgd)
+    return HookTraining(args, Cnn(), sgd)
+
+
 def worker(rank, args, master):
     torch.set_num_threads(args.threads)
     dist.init_process_group("gloo", init_method=f"tcp://{master}", rank=rank,
                             world_size=args.ranks, timeout=datetime.timedelta(seconds=600))
-    torch.manual_seed(args.seed)
-    ddp = DistributedDataParallel(Cnn(), bucket_cap_mb=args.bucket_mb)
-    hook = register_hook(ddp, args)
-    optimizer = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9, weight_decay=5e-4)
+    training = make_training(args)
     images, labels = load(args.data, "train")
-    if rank == 0:  # the only rank that evaluates
+    if rank == 0:  # the only rank that evaluates (with gossip: rank 0's model)
         test_images, test_labels = load(args.data, "test")
         if args.test_samples:
             test_images = test_images[:args.test_samples]
             test_labels = test_labels[:args.test_samples]
+        test_images = pixels(test_images)
     order = torch.randperm(images.shape[0], generator=torch.Generator().manual_seed(args.seed))
     shard = order[rank::args.ranks]
     per_epoch = shard.numel() // args.batch
@@ -138,10 +215,11 @@ def worker(rank, args, master):
     for step in range(iters):
         at = (step % per_epoch) * args.batch
         index = shard[at:at + args.batch]
-        optimizer.zero_grad()
-        loss = F.cross_entropy(ddp(images.index_select(0, index)), labels.index_select(0, index))
+        training.zero_grad()
+        output = training.model(pixels(images.index_select(0, index)))
+        loss = F.cross_entropy(output, labels.index_select(0, index))
         loss.backward()
-        optimizer.step()
+        training.step()
         if rank == 0 and args.log_every and (step + 1) % args.log_every == 0:
             seconds = time.perf_counter() - start - paused
             print(f"iter {step + 1}/{iters}  loss {loss.item():.4f}  "
@@ -151,50 +229,53 @@ def worker(rank, args, master):
             stop = time.perf_counter()
             if rank == 0:  # off the clock, on every core (the other ranks wait)
                 torch.set_num_threads(os.cpu_count() or 1)
-                accuracy = evaluate(ddp.module, test_images, test_labels)
+                accuracy = evaluate(training.module, test_images, test_labels)
                 torch.set_num_threads(args.threads)
                 evals.append([step + 1, round(stop - start - paused, 4), round(accuracy, 4)])
             dist.barrier()
             paused += time.perf_counter() - stop
     dist.barrier()
     seconds = time.perf_counter() - start - paused
+    extra = training.finish()  # collective (consensus distance), off the clock
     if rank == 0:
-        accuracy = evaluate(ddp.module, test_images, test_labels)
+        accuracy = evaluate(training.module, test_images, test_labels)
         evals.append([iters, round(seconds, 4), round(accuracy, 4)])
-        reached = [e for e in evals if args.target_accuracy and e[2] >= args.target_accuracy]
-        elements = sum(p.numel() for p in ddp.module.parameters())
-        p = args.ranks
-        if hook is not None:
-            stats = hook.stats()
-            sent = stats["bytes_sent"] / iters
-            overhead = (stats["encode_s"] + stats["decode_s"] + stats["protocol_s"]) / iters
-        else:
-            wire = 2 if args.hook == "torch-fp16" else 4
-            sent = 2 * (p - 1) * elements * wire / p
-            overhead = None
-        result = {
-            "hook": args.hook, "compress": args.compress if args.hook == "tetrad" else None,
-            "ranks": p, "batch": args.batch, "iters": iters, "seconds": round(seconds, 3),
-            "samples_per_s": round(iters * args.batch * p / seconds, 1),
-            "test_accuracy": round(accuracy, 4), "final_loss": round(loss.item(), 4),
-            "bytes_per_iteration": round(sent), "parameters": elements,
-            "hook_ms_per_iteration": None if overhead is None else round(1000 * overhead, 3),
-            "target_accuracy": args.target_accuracy or None,
-            "time_to_target": reached[0][1] if reached else None,
-            "iterations_to_target": reached[0][0] if reached else None,
-            "evals": evals,
-        }
-        label = args.compress if args.hook == "tetrad" else args.hook
-        print(f"{label}: {result['samples_per_s']} samples/s, test accuracy "
-              f"{accuracy:.4f}, {sent / 1e6:.3f} MB sent per iteration (rank 0)", flush=True)
-        print(json.dumps(result), flush=True)
+        report(args, training, iters, seconds, accuracy, loss.item(), evals, extra)
     dist.destroy_process_group()
+
+
+def report(args, training, iters, seconds, accuracy, loss, evals, extra):
+    """Rank 0's summary line and JSON line."""
+    reached = [e for e in evals if args.target_accuracy and e[2] >= args.target_accuracy]
+    sent, overhead = training.traffic(iters)
+    p = args.ranks
+    result = dict.fromkeys(["hook", "compress", "average", "average_impl", "group_size",
+                            "gossip", "gossip_algorithm", "gamma"])
+    result.update(training.describe())
+    result.update({
+        "ranks": p, "batch": args.batch, "iters": iters, "seconds": round(seconds, 3),
+        "samples_per_s": round(iters * args.batch * p / seconds, 1),
+        "test_accuracy": round(accuracy, 4), "final_loss": round(loss, 4),
+        "bytes_per_iteration": round(sent),
+        "parameters": sum(q.numel() for q in training.module.parameters()),
+        "hook_ms_per_iteration": None if overhead is None else round(1000 * overhead, 3),
+        "target_accuracy": args.target_accuracy or None,
+        "time_to_target": reached[0][1] if reached else None,
+        "iterations_to_target": reached[0][0] if reached else None,
+        "evals": evals,
+    })
+    result["consensus_distance"] = None
+    result.update(extra)
+    print(f"{training.label()}: {result['samples_per_s']} samples/s, test accuracy "
+          f"{accuracy:.4f}, {sent / 1e6:.3f} MB sent per iteration (rank 0)", flush=True)
+    print(json.dumps(result), flush=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--compress", default="none", help="tetrad compressor spec")
-    parser.add_argument("--hook", choices=["tetrad", "plain", "torch-fp16"], default="tetrad")
+    parser.add_argument("--hook", choices=["tetrad", "plain", "torch-fp16"], default=None,
+                        help="how DDP reduces gradients (default tetrad)")
     parser.add_argument("--ranks", type=int, default=2)
     parser.add_argument("--batch", type=int, default=64, help="per rank")
     parser.add_argument("--iters", type=int, default=0, help="0: one epoch")
@@ -214,7 +295,13 @@ def main():
     parser.add_argument("--master", default="",
                         help="ADDR:PORT of rank 0's rendezvous, with --rank")
     parser.add_argument("--data", default=DATA)
+    _lab_modes.add_arguments(parser)
     args = parser.parse_args()
+    problem = _lab_modes.check(args)
+    if problem:
+        parser.exit(2, f"{parser.prog}: error: {problem}\n")
+    if not (args.average or args.gossip):
+        args.hook = args.hook or "tetrad"
     if (args.rank >= 0) != bool(args.master):
         sys.exit("ddp_mnist: --rank and --master go together")
     if args.rank >= args.ranks:
@@ -225,9 +312,12 @@ def main():
         if not os.path.exists(os.path.join(args.data, name)):
             sys.exit(f"ddp_mnist: {os.path.join(args.data, name)} is missing "
                      "(apt-get install dataset-fashion-mnist, or --data DIR)")
-    if args.hook == "tetrad":
+    if args.compress != "none":
         import tetrad
-        tetrad.Compressor(args.compress)  # a bad spec fails here, before any process starts
+        try:  # a bad spec fails here, before any process starts
+            tetrad.Compressor(args.compress)
+        except ValueError as e:
+            parser.exit(2, f"{parser.prog}: error: --compress: {e}\n")
     if args.rank >= 0:
         worker(args.rank, args, args.master)
         return

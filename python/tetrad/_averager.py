@@ -33,6 +33,7 @@ import torch
 import torch.distributed as dist
 
 from tetrad import _schedule
+from tetrad._exchange import ring_allreduce_bytes
 
 _STATE_DICT_VERSION = 1
 
@@ -65,6 +66,7 @@ class _Level:
 
     def __init__(self, name, group, compress, seed, timeout_s):
         self.name, self.group, self.anchor, self.hook = name, group, None, None
+        self.exact, self.exact_bytes = 0, 0  # exact averagings and their modelled bytes
         if compress is not None:
             from tetrad.torch import HookState  # the hook module imports this one
             self.hook = HookState(group, compress=compress, seed=seed, timeout_s=timeout_s,
@@ -79,6 +81,9 @@ class _Level:
                 self._average_delta(params, flat)
                 return
         average_exactly(params, self.group)
+        self.exact += 1
+        self.exact_bytes += ring_allreduce_bytes(4 * sum(p.numel() for p in params),
+                                                 dist.get_world_size(self.group))
         if self.hook is not None:
             self.anchor = torch.cat([p.data.reshape(-1).float() for p in params])
 
@@ -116,6 +121,7 @@ class ModelAverager:
         self.schedule = self.plan.spec
         self.step = 0
         self._synced_step = -1  # the step whose gradients post_local_hook all-reduced
+        self._gradient_bytes = 0  # post_local_hook's all-reduces (modelled as a ring)
         spec = None if compress == "none" else compress
         self.levels = {"global": _Level("global", self.group, spec, seed, timeout_s)}
         if self.plan.group_size:
@@ -140,6 +146,23 @@ class ModelAverager:
             self.levels[level].average(_parameters(params), exact=synchronous)
         self.step += 1
         return level is not None
+
+    def stats(self):
+        """Totals since construction: averagings (exact and compressed, per level), and
+        bytes_sent by this rank — the compressed deltas (the levels' HookState stats), the
+        exact averagings and post_local_hook's gradient all-reduces, both counted as a ring
+        all-reduce (2(p-1)/p of the float32 bytes), as HookState counts its all-reduces."""
+        out = {"step": self.step, "gradient_bytes": self._gradient_bytes, "levels": {}}
+        total = self._gradient_bytes
+        for name, level in self.levels.items():
+            hook = level.hook.stats() if level.hook is not None else {"calls": 0,
+                                                                     "bytes_sent": 0}
+            out["levels"][name] = {"exact": level.exact, "exact_bytes": level.exact_bytes,
+                                   "compressed": hook["calls"],
+                                   "compressed_bytes": hook["bytes_sent"]}
+            total += level.exact_bytes + hook["bytes_sent"]
+        out["bytes_sent"] = total
+        return out
 
     def state_dict(self):
         return {
@@ -192,7 +215,9 @@ def post_local_hook(averager, bucket):
         future.set_result(tensor)
         return future
     averager._synced_step = averager.step
-    tensor.div_(dist.get_world_size(averager.group))
+    world = dist.get_world_size(averager.group)
+    averager._gradient_bytes += ring_allreduce_bytes(tensor.numel() * tensor.element_size(), world)
+    tensor.div_(world)
     work = dist.all_reduce(tensor, group=averager.group, async_op=True)
     return work.get_future().then(lambda _: tensor)
 
@@ -204,10 +229,11 @@ class AveragedOptimizer:
     def __init__(self, optimizer, averager: ModelAverager):
         self.optimizer, self.averager = optimizer, averager
         self.param_groups = optimizer.param_groups
+        self.averaged = False  # whether the last step() averaged
 
     def step(self, closure=None):
         loss = self.optimizer.step(closure)
-        self.averager.average_parameters(self.optimizer.param_groups)
+        self.averaged = self.averager.average_parameters(self.optimizer.param_groups)
         return loss
 
     def zero_grad(self, set_to_none: bool = False):

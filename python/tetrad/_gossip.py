@@ -51,8 +51,8 @@ class GossipOptimizer:
     topology: a tetrad topology spec (tetrad.known_topologies(): ring, torus:RxC, exp,
         exp:one-peer, complete, random:D[:SEED], file:PATH) for the group's size.
     algorithm: "dpsgd" or "choco".
-    compress: choco only: the compressor of x - x̂ (e.g. "topk:0.01"; no ",ef": x̂
-        carries the error forward). dpsgd sends full-precision parameters.
+    compress: choco only: the compressor of x - x̂ (e.g. "topk:0.01"; ",ef" is allowed
+        but not needed: x - x̂ carries the error forward). dpsgd sends full parameters.
     gamma: choco's consensus step size in (0, 1] (default 1 for "none", else 0.5).
     seed: shared by all ranks (random topologies, the compressor's streams).
     """
