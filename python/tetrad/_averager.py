@@ -11,9 +11,12 @@ Schedules (the `tetrad train --sync` forms, counted in optimizer steps s = 0, 1,
                   with period H.
   post-local:T:H  steps s < T are synchronous; from T on, every H steps ((s - T) % H == 0),
                   as torch's PostLocalSGDOptimizer. In the synchronous phase a DDP model
-                  registers post_local_hook (gradients are all-reduced, uncompressed, as
-                  torch's post_localSGD_hook does); without it the averager averages the
-                  model itself at every such step, so a plain model works too.
+                  registers post_local_hook, which averages the gradients (all-reduced as
+                  torch's post_localSGD_hook does; with a compressor, and unless
+                  compress_warmup=False, through tetrad's DDP comm hook with that
+                  compressor, so that no phase sends the model or gradient whole);
+                  without it the averager averages the model itself at every such step, so
+                  a plain model works too.
   hier:H1:H2      every H2 steps over the whole group, otherwise every H1 steps inside node
                   groups of `group_size` consecutive ranks (torch's HierarchicalModelAverager
                   with {H1: group_size, H2: world}).
@@ -103,16 +106,21 @@ class ModelAverager:
 
     schedule: "local:H", "post-local:T:H" or "hier:H1:H2" (ValueError otherwise).
     process_group: the ranks that average (None: the default group).
-    compress: a tetrad compressor spec for the model delta ("none": exact averaging).
+    compress: a tetrad compressor spec for the model delta ("none": exact averaging), and
+        for post-local's synchronous gradients (see compress_warmup).
     seed: shared by all ranks (the compressor's streams).
     group_size: hier only: ranks per node group (consecutive ranks); must divide the
         group's size. Default: the LOCAL_WORLD_SIZE environment variable (torchrun's).
+    compress_warmup: post-local with a compressor: post_local_hook compresses the
+        synchronous phase's gradients too (True), or all-reduces them whole (False, torch's
+        post_localSGD_hook).
     The constructor is collective (node groups are created with dist.new_group, and a
     compressed averager checks that all ranks agree on spec and seed).
     """
 
     def __init__(self, schedule: str, process_group=None, compress: str = "none",
-                 seed: int = 0, group_size=None, timeout_s: float = 300.0):
+                 seed: int = 0, group_size=None, timeout_s: float = 300.0,
+                 compress_warmup: bool = True):
         if not dist.is_initialized():
             raise RuntimeError("tetrad ModelAverager: torch.distributed is not initialised")
         self.group = dist.group.WORLD if process_group is None else process_group
@@ -129,6 +137,13 @@ class ModelAverager:
             self.levels["node"] = _Level("node", node, spec, seed, timeout_s)
         self.spec = compress if spec is None else self.levels["global"].hook.spec
         self.seed = int(seed)
+        # post_local_hook's gradients in the synchronous phase: tetrad's comm hook with the
+        # averager's compressor (its own residuals), or a plain all-reduce (None).
+        self.gradient_hook = None
+        if spec is not None and compress_warmup and self.plan.warmup > 0:
+            from tetrad.torch import HookState
+            self.gradient_hook = HookState(self.group, compress=spec, seed=seed + 1,
+                                           timeout_s=timeout_s)
 
     def level_at(self, step: int):
         """'global', 'node' or None: what averaging step `step` does (synchronous
@@ -152,8 +167,11 @@ class ModelAverager:
         bytes_sent by this rank — the compressed deltas (the levels' HookState stats), the
         exact averagings and post_local_hook's gradient all-reduces, both counted as a ring
         all-reduce (2(p-1)/p of the float32 bytes), as HookState counts its all-reduces."""
-        out = {"step": self.step, "gradient_bytes": self._gradient_bytes, "levels": {}}
-        total = self._gradient_bytes
+        gradient = self._gradient_bytes
+        if self.gradient_hook is not None:
+            gradient += self.gradient_hook.stats()["bytes_sent"]
+        out = {"step": self.step, "gradient_bytes": gradient, "levels": {}}
+        total = gradient
         for name, level in self.levels.items():
             hook = level.hook.stats() if level.hook is not None else {"calls": 0,
                                                                      "bytes_sent": 0}
@@ -171,6 +189,8 @@ class ModelAverager:
             "anchors": {name: level.anchor for name, level in self.levels.items()},
             "hooks": {name: level.hook.state_dict() for name, level in self.levels.items()
                       if level.hook is not None},
+            "gradient_hook": (None if self.gradient_hook is None
+                              else self.gradient_hook.state_dict()),
         }
 
     def load_state_dict(self, saved):
@@ -185,6 +205,8 @@ class ModelAverager:
             level.anchor = None if anchor is None else anchor.clone()
             if level.hook is not None:
                 level.hook.load_state_dict(saved["hooks"][name])
+        if self.gradient_hook is not None and saved.get("gradient_hook") is not None:
+            self.gradient_hook.load_state_dict(saved["gradient_hook"])
 
 
 def _node_group(group, world, group_size):
@@ -203,8 +225,9 @@ def _node_group(group, world, group_size):
 
 def post_local_hook(averager, bucket):
     """DDP comm hook of post-local SGD's synchronous phase (torch's post_localSGD_hook):
-    while the averager's step is before T, the bucket is all-reduced and averaged
-    (uncompressed); afterwards the local gradient is used as it is.
+    while the averager's step is before T, the bucket is averaged over the group (all-reduced
+    whole, or through the averager's gradient_hook when it compresses the warm-up);
+    afterwards the local gradient is used as it is.
         ddp_model.register_comm_hook(averager, tt.post_local_hook)"""
     if not isinstance(averager, ModelAverager):
         raise TypeError(f"tetrad post_local_hook: state must be a ModelAverager, "
@@ -215,6 +238,9 @@ def post_local_hook(averager, bucket):
         future.set_result(tensor)
         return future
     averager._synced_step = averager.step
+    if averager.gradient_hook is not None:
+        from tetrad.torch import comm_hook
+        return comm_hook(averager.gradient_hook, bucket)
     world = dist.get_world_size(averager.group)
     averager._gradient_bytes += ring_allreduce_bytes(tensor.numel() * tensor.element_size(), world)
     tensor.div_(world)

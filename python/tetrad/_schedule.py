@@ -11,7 +11,11 @@ KNOWN = "local:H, post-local:T:H, hier:H1:H2"
 
 
 class Plan:
+    """kind ('local', 'post-local', 'hier'), period H (H2 for hier), warmup T, node_period
+    H1 and group_size (hier; 0 otherwise)."""
+
     def __init__(self, spec, period, warmup=0, node_period=0, group_size=0):
+        self.kind = spec.split(":")[0]
         self.spec, self.period, self.warmup = spec, period, warmup
         self.node_period, self.group_size = node_period, group_size
 

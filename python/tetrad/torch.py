@@ -279,6 +279,7 @@ def comm_hook(state, bucket):
 # The other two dimensions, re-exported here so that users import one module.
 from tetrad._averager import AveragedOptimizer, ModelAverager, post_local_hook  # noqa: E402
 from tetrad._gossip import GossipOptimizer, consensus_distance  # noqa: E402
+from tetrad._schedule import parse_averaging as parse_schedule  # noqa: E402
 
 __all__ = ["HookState", "comm_hook", "ModelAverager", "AveragedOptimizer", "post_local_hook",
-           "GossipOptimizer", "consensus_distance"]
+           "GossipOptimizer", "consensus_distance", "parse_schedule"]

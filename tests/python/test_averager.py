@@ -98,6 +98,37 @@ def test_post_local_sgd_equals_torch_bit_for_bit():
         assert _equal(ours[rank], theirs[rank]), f"rank {rank} differs"
 
 
+def _post_local_compressed(rank, world):
+    import torch
+    import tetrad.torch as tt
+    from torch.nn.parallel import DistributedDataParallel
+    model = DistributedDataParallel(_model(rank))
+    averager = tt.ModelAverager("post-local:4:3", compress="topk:0.3,ef", seed=2)
+    model.register_comm_hook(averager, tt.post_local_hook)
+    optimizer = tt.AveragedOptimizer(torch.optim.SGD(model.parameters(), lr=0.1), averager)
+    flats, averaged = [], []
+    for step in range(STEPS):
+        _train(model, optimizer, step, rank)
+        flats.append(_flat(model.module))
+        averaged.append(optimizer.averaged)
+    return flats, averaged, averager.stats(), averager.gradient_hook.stats()
+
+
+def test_post_local_compresses_both_phases():
+    results = distributed.run(2, _post_local_compressed)
+    flats, averaged, stats, gradient = results[0]
+    # Synchronous phase: DDP applies one compressed average everywhere; afterwards the
+    # replicas meet at steps 4, 7, 10 (compressed deltas after the first, exact one).
+    for step in range(STEPS):
+        same = _equal(flats[step], results[1][0][step])
+        assert same == (step < 4 or (step - 4) % 3 == 0), f"step {step}"
+    assert averaged == [False] * 4 + [(s - 4) % 3 == 0 for s in range(4, STEPS)]
+    assert gradient["calls"] >= 4 and gradient["path"] == "allgather"
+    assert stats["gradient_bytes"] == gradient["bytes_sent"] > 0
+    assert stats["levels"]["global"]["exact"] == 1
+    assert stats["levels"]["global"]["compressed"] == 2
+
+
 def _hierarchical(rank, world, implementation):
     import torch
     import tetrad.torch as tt

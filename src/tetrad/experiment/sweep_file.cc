@@ -12,6 +12,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/lr_tuning.h"
 #include "tetrad/experiment/method_map.h"
+#include "tetrad/experiment/toml_reader.h"
 
 namespace tetrad::experiment {
 namespace {
@@ -19,9 +20,9 @@ namespace {
 // Keys that only a [[cluster]] may set (besides label, spec, mpirun_args).
 const std::set<std::string, std::less<>> kClusterOnlyKeys = {"cluster", "workers", "sim_cfg"};
 
-class SweepParser {
+class SweepParser : private TomlReader {
  public:
-  explicit SweepParser(std::string file) : file_(std::move(file)) {}
+  explicit SweepParser(std::string file) : TomlReader(std::move(file)) {}
 
   SweepSpec parse(std::string_view text) {
     toml::table root;
@@ -78,122 +79,6 @@ class SweepParser {
   }
 
  private:
-  SourceRef at(const toml::source_region& region) const {
-    return SourceRef{file_, int(region.begin.line), int(region.begin.column)};
-  }
-
-  // Where `key` sits in `root`, or the file alone.
-  SourceRef placeOf(const toml::table& root, std::string_view key) const {
-    for (auto&& [k, node] : root) {
-      if (k.str() == key) return at(k.source());
-    }
-    return SourceRef{file_, 0, 0};
-  }
-
-  [[noreturn]] void fail(const toml::key& key, std::string_view message) const {
-    TETRAD_FAIL(InvalidArgument, "{}: key '{}': {}", at(key.source()).toString(), key.str(),
-                message);
-  }
-
-  [[noreturn]] void wrongType(const toml::node& node, const toml::key& key, std::string_view table,
-                              std::string_view expected) const {
-    TETRAD_FAIL(InvalidArgument, "{}: key '{}' in {}: must be {}, not {}",
-                at(node.source()).toString(), key.str(), table, expected, typeName(node));
-  }
-
-  [[noreturn]] void unknownKey(const toml::key& key, std::string_view table,
-                               std::string_view known) const {
-    TETRAD_FAIL(InvalidArgument, "{}: unknown key '{}' in {} (known: {})",
-                at(key.source()).toString(), key.str(), table, known);
-  }
-
-  static std::string_view typeName(const toml::node& node) {
-    switch (node.type()) {
-      case toml::node_type::string:
-        return "a string";
-      case toml::node_type::integer:
-        return "an integer";
-      case toml::node_type::floating_point:
-        return "a float";
-      case toml::node_type::boolean:
-        return "a boolean";
-      case toml::node_type::array:
-        return "an array";
-      case toml::node_type::table:
-        return "a table";
-      default:
-        return "a date or time";
-    }
-  }
-
-  const toml::table& tableOf(const toml::node& node, const toml::key& key,
-                             std::string_view table) const {
-    if (!node.is_table()) wrongType(node, key, "the top level", "a table ([workload])");
-    return *node.as_table();
-  }
-
-  const toml::array& arrayOfTables(const toml::node& node, const toml::key& key) const {
-    const std::string expected = fmt::format("an array of tables ([[{}]])", key.str());
-    if (!node.is_array_of_tables() && !(node.is_array() && node.as_array()->empty())) {
-      wrongType(node, key, "the top level", expected);
-    }
-    return *node.as_array();
-  }
-
-  std::string stringValue(const toml::node& node, const toml::key& key,
-                          std::string_view table) const {
-    if (!node.is_string()) wrongType(node, key, table, "a string");
-    return node.as_string()->get();
-  }
-
-  std::vector<std::string> stringList(const toml::node& node, const toml::key& key,
-                                      std::string_view table) const {
-    if (!node.is_array()) wrongType(node, key, table, "an array of strings");
-    std::vector<std::string> values;
-    for (const toml::node& element : *node.as_array()) {
-      if (!element.is_string()) wrongType(element, key, table, "an array of strings");
-      values.push_back(element.as_string()->get());
-    }
-    return values;
-  }
-
-  // Converts a setting's value to canonical text, checking its TOML type.
-  Setting settingOf(const SettingKey& entry, const toml::node& node, const toml::key& key,
-                    const std::string& table) const {
-    Setting setting{&entry, {}, at(key.source()), table};
-    const std::string expected(describeKind(entry.kind));
-    switch (entry.kind) {
-      case ValueKind::kString:
-        setting.values = {stringValue(node, key, table)};
-        break;
-      case ValueKind::kInteger:
-        if (!node.is_integer()) wrongType(node, key, table, expected);
-        setting.values = {std::to_string(node.as_integer()->get())};
-        break;
-      case ValueKind::kNumber:
-        if (!node.is_number()) wrongType(node, key, table, expected);
-        setting.values = {canonicalNumber(node.value<double>().value())};
-        break;
-      case ValueKind::kStringOrInteger:
-        if (node.is_integer()) {
-          setting.values = {std::to_string(node.as_integer()->get())};
-        } else {
-          if (!node.is_string()) wrongType(node, key, table, expected);
-          setting.values = {node.as_string()->get()};
-        }
-        break;
-      case ValueKind::kStringList:
-      case ValueKind::kRawArguments:
-        setting.values = stringList(node, key, table);
-        break;
-      case ValueKind::kBoolean:
-        if (!node.is_boolean()) wrongType(node, key, table, expected);
-        setting.values = {node.as_boolean()->get() ? "true" : "false"};
-        break;
-    }
-    return setting;
-  }
-
   // Adds a setting key of `table` to `settings`; `extraKeys` names the keys
   // the table has besides settings (for the "known:" list). Returns false
   // when `key` is not a setting key this table accepts.
@@ -427,7 +312,6 @@ class SweepParser {
     spec_.methods.push_back(std::move(method));
   }
 
-  std::string file_;
   SweepSpec spec_;
   std::map<std::string, int> clusterLabels_;
   std::map<std::string, int> methodLabels_;

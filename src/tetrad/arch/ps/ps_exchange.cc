@@ -40,29 +40,8 @@ class PsExchange final : public Exchange {
         pull_(makeCompressor(context.pullCompress)) {
     TETRAD_CHECK(world_.carriesPayload(), Unsupported,
                  "the parameter server needs messages with payloads (not payload-free mode)");
-    layout_.workers = context.workerCount;
-    layout_.shards = shards;
-    layout_.colocated = colocated;
-    layout_.plan = planPartitions(context.slots, context.buckets, context.partitionBytes, shards);
-    layout_.compress = context.compress;
-    layout_.pullCompress = context.pullCompress;
-    const bool pushPull = context.sync->mode() == SyncMode::kPushPull;
-    layout_.mode = pushPull ? ps::ShardMode::kWeights : ps::ShardMode::kSum;
-    layout_.stalenessBound = context.sync->stalenessBound();
-    layout_.updateLimit = context.updateLimit;
-    layout_.requestTag = context.tags->reserve(1, "parameter server requests");
-    layout_.replyTag = context.tags->reserve(1, "parameter server replies");
-    layout_.barrierTag = context.tags->reserve(kCollectiveTagSpan, "parameter server start");
-    layout_.checkpointTag =
-        context.tags->reserve(2 * kCollectiveTagSpan, "parameter server checkpoints");
+    layout_ = ps::makePsLayout(shards, colocated, context, spec());
     callCheckTag_ = context.tags->reserve(kCollectiveTagSpan, "parameter server call checks");
-    TETRAD_CHECK(world_.size() == layout_.workers + (colocated ? 0 : shards), InvalidArgument,
-                 "--arch {}: {} workers and {} dedicated servers need {} ranks, the world has {}",
-                 spec(), layout_.workers, colocated ? 0 : shards,
-                 layout_.workers + (colocated ? 0 : shards), world_.size());
-    TETRAD_CHECK(!colocated || shards <= layout_.workers, InvalidArgument,
-                 "--arch {}: {} colocated shards need at least as many workers (have {})", spec(),
-                 shards, layout_.workers);
     const int rank = world_.rank();
     if (rank < layout_.workers) {
       for (int s = 0; s < kExchangeStreams; ++s) {

@@ -5,6 +5,10 @@
 // Ranks 0..W-1 are workers. Shard s lives on rank W + s (dedicated) or in a
 // task of worker rank s (colocated, s < W).
 //
+// makePsLayout() builds it from the exchange's context (partition plan, tags
+// reserved in a fixed order, so every rank holds the same layout) and checks
+// that the world has a rank for every worker and dedicated shard.
+//
 // Thread-safety: immutable after construction; shared by a rank's worker and
 // its colocated shard task.
 #pragma once
@@ -47,5 +51,12 @@ struct PsLayout {
     return rank >= workers && rank < workers + shards ? rank - workers : -1;
   }
 };
+
+// The layout of `shards` shards (colocated or dedicated) for `context`;
+// reserves the parameter server's tags in context.tags. Throws
+// InvalidArgument when the world's size does not fit the workers and shards,
+// naming `spec` (the --arch spec).
+PsLayout makePsLayout(int shards, bool colocated, const ExchangeContext& context,
+                      const std::string& spec);
 
 }  // namespace tetrad::ps
