@@ -15,6 +15,7 @@
 
 #include "advise_map.h"
 #include "command.h"
+#include "map_runs.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
@@ -70,46 +71,7 @@ InputSize parseInputSize(const std::string& text) {
   return size;
 }
 
-// The sweep's clusters as plain values for model/validation.h.
-std::vector<model::MeasuredCluster> readMeasured(const std::string& dir) {
-  const std::vector<experiment::RunRecord> records = experiment::readRunFolders(dir);
-  const std::vector<experiment::ClusterGroup> groups = experiment::groupRuns(records);
-  TETRAD_CHECK(!groups.empty(), InvalidArgument, "--results '{}' holds no finished run", dir);
-  std::map<std::string, std::string> modelOf;
-  for (const experiment::RunRecord& r : records) {
-    if (r.status == "ok" && !modelOf.contains(r.cluster)) modelOf[r.cluster] = r.model;
-  }
-  std::vector<model::MeasuredCluster> clusters;
-  for (const experiment::ClusterGroup& g : groups) {
-    model::MeasuredCluster c{g.cluster, g.spec, g.workers, modelOf[g.cluster], NAN, NAN, {}};
-    double computeSum = 0;
-    int computeCount = 0;
-    for (const experiment::MethodRow& row : g.rows) {
-      model::MeasuredMethod m;
-      m.label = row.method;
-      m.method = model::canonicalMethod({row.sync, row.arch, row.compress});
-      m.baseline = row.isBaseline;
-      m.finalAccuracy = row.accuracyMean;
-      const bool reached = row.seeds > 0 && row.reachedTarget == row.seeds;
-      m.timeToTarget = reached ? row.timeToTarget : NAN;
-      m.timePerIter = row.timePerIter;
-      // The models cover sched "none" only: an arch that no model knows keeps
-      // such a method out of the advised candidates (it still counts as measured).
-      if (row.sched != "none" && !row.sched.empty()) m.method.arch = "sched:" + row.sched;
-      if (std::isfinite(row.targetAccuracy)) c.targetAccuracy = row.targetAccuracy;
-      if (std::isfinite(row.computePerIter)) {
-        computeSum += row.computePerIter;
-        ++computeCount;
-      }
-      c.methods.push_back(std::move(m));
-    }
-    if (computeCount > 0) c.computePerIter = computeSum / computeCount;
-    clusters.push_back(std::move(c));
-  }
-  return clusters;
-}
-
-void runAdvise(const AdviseFlags& f) {
+void checkAdviseFlags(const AdviseFlags& f) {
   TETRAD_CHECK(f.model.empty() != f.params.empty(), InvalidArgument,
                "give exactly one of --model NAME and --params N");
   TETRAD_CHECK(f.compute.empty() || f.gflops.empty(), InvalidArgument,
@@ -123,44 +85,37 @@ void runAdvise(const AdviseFlags& f) {
                "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
   TETRAD_CHECK(f.momentum >= 0 && f.momentum < 1, InvalidArgument,
                "--momentum must be in [0, 1), got {}", f.momentum);
-  model::ModelContext context;
+}
+
+// The workload of --model NAME, --model FILE.pt (with --input) or --params N,
+// cut into buckets as tetrad train cuts it.
+model::Workload workloadOf(const AdviseFlags& f) {
+  model::Workload workload;
   if (f.model.empty()) {
-    context.workload = model::parameterWorkload(parseParameterCount(f.params));
+    workload = model::parameterWorkload(parseParameterCount(f.params));
   } else if (train::isModelFile(f.model)) {
     const InputSize input = parseInputSize(f.input);
-    context.workload = train::scriptedWorkload(f.model, input.channels, input.height, input.width);
+    workload = train::scriptedWorkload(f.model, input.channels, input.height, input.width);
   } else {
     TETRAD_CHECK(f.input.empty(), InvalidArgument,
                  "--input applies to a model file (--model FILE.pt); model {} has its own",
                  f.model);
-    context.workload = model::modelWorkload(f.model);
+    workload = model::modelWorkload(f.model);
   }
   try {
-    context.workload.bucketBytes = train::bucketBytes(f.bucketSize);  // as tetrad train
+    workload.bucketBytes = train::bucketBytes(f.bucketSize);  // as tetrad train
   } catch (const InvalidArgument&) {
     throw InvalidArgument(fmt::format(
         "invalid --bucket-size '{}' (auto, 0 for one bucket per tensor, or a size such as 4MiB)",
         f.bucketSize));
   }
-  TETRAD_CHECK(f.onNonFinite == "stop" || f.onNonFinite == "skip" || f.onNonFinite == "off",
-               InvalidArgument, "invalid --on-nonfinite '{}' (stop, skip or off)", f.onNonFinite);
-  context.nonFiniteGuard = f.onNonFinite != "off";
-  // No --net-model: cm02, the simulator's default for tetrad train.
-  context.network =
-      model::withNetModel(model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers),
-                          f.netModel.empty() ? std::string("cm02") : f.netModel);
-  const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
-  const double gflops = f.gflops.empty() ? kDefaultGflops : parseNumber(f.gflops, "--gflops");
-  auto computeOf = [&](const model::Workload& w) {
-    return model::computeTime(w, f.batch, fixed, gflops);
-  };
-  context.compute = computeOf(context.workload);
-  const std::vector<model::Method> candidates = model::candidateMethods(f.psShards);
-  std::vector<model::MeasuredCluster> measured;
-  if (!f.results.empty()) measured = readMeasured(f.results);
+  return workload;
+}
 
-  auto cache = std::make_shared<std::map<std::string, model::CodecCost>>();
-  std::shared_ptr<const model::CodecProfile> profile;
+// --codec-cost: a shipped or given profile, none, or measured here (nominal
+// with --no-measure); each (compressor, workload) priced once.
+model::CodecFunction codecFunction(const AdviseFlags& f,
+                                   std::shared_ptr<const model::CodecProfile>& profile) {
   TETRAD_CHECK(f.codecCost.empty() || f.codecCost == "none" ||
                    (f.codecCost.starts_with("profile:") && f.codecCost.size() > 8),
                InvalidArgument, "invalid --codec-cost '{}' (none or profile:NAME|FILE)",
@@ -169,7 +124,8 @@ void runAdvise(const AdviseFlags& f) {
     profile =
         std::make_shared<const model::CodecProfile>(model::loadCodecProfile(f.codecCost.substr(8)));
   }
-  context.codec = [&f, cache, profile](const Compressor& c, const model::Workload& w) {
+  auto cache = std::make_shared<std::map<std::string, model::CodecCost>>();
+  return [&f, cache, profile](const Compressor& c, const model::Workload& w) {
     const std::string key = c.spec() + "@" + w.name;
     auto it = cache->find(key);
     if (it != cache->end()) return it->second;
@@ -183,7 +139,10 @@ void runAdvise(const AdviseFlags& f) {
     }
     return (*cache)[key] = cost;
   };
+}
 
+void printHeader(const AdviseFlags& f, const model::ModelContext& context,
+                 const model::CodecProfile* profile) {
   const model::Workload& w = context.workload;
   const std::string what = f.model.empty() ? fmt::format("{} parameters", w.parameters)
                                            : fmt::format("{}, {} parameters", w.name, w.parameters);
@@ -206,11 +165,15 @@ void runAdvise(const AdviseFlags& f) {
         f.repetitions,
         w.parameters > model::kMeasureElements ? " (4M floats, scaled to the model)" : "");
   }
-  const model::Ranking ranking = model::rankMethods(candidates, context);
-  const model::PenaltyTable penalties = model::measuredPenalties(measured);
-  // Without --results: time to target = time per iteration × multiplier.
-  // With it: time per iteration, as the validation below compares it with
-  // measured iterations.
+}
+
+// The ranking's lines (up to --top ranked ones) and the ranked predictions
+// with the milliseconds printed for each. Without --results: time to target
+// = time per iteration × multiplier. With it: time per iteration, as the
+// validation compares it with measured iterations.
+std::vector<std::pair<model::Prediction, double>> printRanking(
+    const AdviseFlags& f, const model::ModelContext& context, const model::Ranking& ranking,
+    const model::PenaltyTable& penalties) {
   std::vector<std::string> lines;
   std::vector<std::pair<model::Prediction, double>> order;  // ranked, with printed ms
   if (f.results.empty()) {
@@ -244,12 +207,10 @@ void runAdvise(const AdviseFlags& f) {
     std::printf("%s\n", line.c_str());
     if (ranked) ++printed;
   }
-  for (const std::string& skipped : ranking.skipped) {
-    std::printf("# skipped %s\n", skipped.c_str());
-  }
-  for (const std::string& line : model::formatScheduleAdvice(ranking, context)) {
-    std::printf("%s\n", line.c_str());
-  }
+  return order;
+}
+
+void printFastest(const std::vector<std::pair<model::Prediction, double>>& order) {
   for (const auto& [p, seconds] : order) {
     if (!p.inTrain) continue;
     std::printf("# fastest in tetrad train: %s (%.3f ms)\n", p.method.label().c_str(),
@@ -262,6 +223,42 @@ void runAdvise(const AdviseFlags& f) {
                 seconds * 1e3);
     break;
   }
+}
+
+void runAdvise(const AdviseFlags& f) {
+  checkAdviseFlags(f);
+  model::ModelContext context;
+  context.workload = workloadOf(f);
+  TETRAD_CHECK(f.onNonFinite == "stop" || f.onNonFinite == "skip" || f.onNonFinite == "off",
+               InvalidArgument, "invalid --on-nonfinite '{}' (stop, skip or off)", f.onNonFinite);
+  context.nonFiniteGuard = f.onNonFinite != "off";
+  // No --net-model: cm02, the simulator's default for tetrad train.
+  context.network =
+      model::withNetModel(model::networkModel(f.cluster, f.workers < 0 ? 0 : f.workers),
+                          f.netModel.empty() ? std::string("cm02") : f.netModel);
+  const double fixed = f.compute.empty() ? -1 : parseDuration(f.compute);
+  const double gflops = f.gflops.empty() ? kDefaultGflops : parseNumber(f.gflops, "--gflops");
+  auto computeOf = [&](const model::Workload& w) {
+    return model::computeTime(w, f.batch, fixed, gflops);
+  };
+  context.compute = computeOf(context.workload);
+  const std::vector<model::Method> candidates = model::candidateMethods(f.psShards);
+  std::vector<model::MeasuredCluster> measured;
+  if (!f.results.empty()) measured = measuredClustersOf(f.results);
+  std::shared_ptr<const model::CodecProfile> profile;
+  context.codec = codecFunction(f, profile);
+
+  printHeader(f, context, profile.get());
+  const model::Ranking ranking = model::rankMethods(candidates, context);
+  const model::PenaltyTable penalties = model::measuredPenalties(measured);
+  const auto order = printRanking(f, context, ranking, penalties);
+  for (const std::string& skipped : ranking.skipped) {
+    std::printf("# skipped %s\n", skipped.c_str());
+  }
+  for (const std::string& line : model::formatScheduleAdvice(ranking, context)) {
+    std::printf("%s\n", line.c_str());
+  }
+  printFastest(order);
   if (!f.results.empty()) {
     std::printf(
         "# validation against %s: advised (fastest predicted among the methods that "

@@ -41,119 +41,145 @@
 #include "tetrad/train/timing/retime.h"
 
 namespace tetrad::app {
+namespace {
 
-void runAdviseMap(const AdviseMapFlags& flags) {
-  AdviseMapFlags f = flags;
-  if (f.exe.empty()) {
-    f.exe = childProgram();
-  } else {
-    std::error_code ec;
-    const auto status = std::filesystem::status(f.exe, ec);
-    TETRAD_CHECK(!ec && std::filesystem::is_regular_file(status) &&
-                     (status.permissions() & std::filesystem::perms::owner_exec) !=
-                         std::filesystem::perms::none,
-                 InvalidArgument, "--replay-with '{}': not an executable file", f.exe);
-    f.exe = std::filesystem::canonical(f.exe).string();
+// The --replay-with binary, checked, or this one.
+std::string replayProgram(const std::string& exe) {
+  if (exe.empty()) return childProgram();
+  std::error_code ec;
+  const auto status = std::filesystem::status(exe, ec);
+  TETRAD_CHECK(!ec && std::filesystem::is_regular_file(status) &&
+                   (status.permissions() & std::filesystem::perms::owner_exec) !=
+                       std::filesystem::perms::none,
+               InvalidArgument, "--replay-with '{}': not an executable file", exe);
+  return std::filesystem::canonical(exe).string();
+}
+
+// One method's line of the map: its entries per cell, and the replays its
+// retimed cells need (run later, `jobs` at a time).
+struct Planned {
+  std::string label, status;  // status: the line printed for the method
+  bool retime = false;
+  std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
+  size_t firstReplay = 0;           // retimed: replays [firstReplay, + entries × seeds)
+  double evaluationInterval = NAN;  // iterations between evaluations (NaN: epoch ends only)
+};
+
+// One `tetrad advise --map`: the phases of the header comment, in order.
+class AdviseMap {
+ public:
+  explicit AdviseMap(const AdviseMapFlags& flags) : f_(flags) {
+    f_.exe = replayProgram(flags.exe);
+    TETRAD_CHECK(f_.jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", f_.jobs);
+    TETRAD_CHECK(f_.noiseRatio >= 0 && std::isfinite(f_.noiseRatio), InvalidArgument,
+                 "--noise-ratio must be a finite number >= 0, got {}", f_.noiseRatio);
+    // A bad --net-model is refused once, here, not as "not mapped" per method.
+    if (!f_.netModel.empty()) model::resolveNetModel(f_.netModel);
+    bandwidths_ = experiment::parseBandwidthAxis(f_.bandwidths, "--map-bandwidth");
+    latencies_ = experiment::parseLatencyAxis(f_.latencies, "--map-latency");
+    records_ = experiment::readRunFolders(f_.results);
+    groups_ = methodRunsOf(records_, workerCounts_);
+    TETRAD_CHECK(!groups_.empty(), InvalidArgument,
+                 "--map: '{}' holds no finished simulated run to map", f_.results);
   }
-  TETRAD_CHECK(f.jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", f.jobs);
-  TETRAD_CHECK(f.noiseRatio >= 0 && std::isfinite(f.noiseRatio), InvalidArgument,
-               "--noise-ratio must be a finite number >= 0, got {}", f.noiseRatio);
-  // A bad --net-model is refused once, here, not as "not mapped" per method.
-  if (!f.netModel.empty()) model::resolveNetModel(f.netModel);
-  const experiment::MapAxis bandwidths =
-      experiment::parseBandwidthAxis(f.bandwidths, "--map-bandwidth");
-  const experiment::MapAxis latencies = experiment::parseLatencyAxis(f.latencies, "--map-latency");
-  const std::vector<experiment::RunRecord> records = experiment::readRunFolders(f.results);
-  std::vector<int> workerCounts;
-  const std::vector<MethodRuns> groups = methodRunsOf(records, workerCounts);
-  TETRAD_CHECK(!groups.empty(), InvalidArgument,
-               "--map: '{}' holds no finished simulated run to map", f.results);
-  std::string countsText;
-  for (int w : workerCounts) countsText += (countsText.empty() ? "" : ", ") + std::to_string(w);
-  std::printf(
-      "# tetrad advise --map: %zu methods x worker counts of %s (%s workers) on %zu x %zu star "
-      "networks\n",
-      groups.size(), f.results.c_str(), countsText.c_str(), bandwidths.values.size(),
-      latencies.values.size());
-  std::vector<experiment::MapCell> cells;
-  const bool severalCounts = workerCounts.size() > 1;
-  for (int workers : workerCounts) {
-    for (double latency : latencies.values) {
-      for (double bandwidth : bandwidths.values)
-        cells.push_back({bandwidth, latency, {}, severalCounts ? workers : 0});
+
+  void run() {
+    printHeaderAndMakeCells();
+    chooseNoiseRatio();
+    std::vector<Planned> planned;
+    for (const MethodRuns& group : groups_) planned.push_back(plan(group));
+    // The replays, then each retimed entry's mean over its seeds.
+    const std::vector<MapReplayResult> replayed = replayCached(
+        replays_, f_.jobs, f_.exe, (std::filesystem::path(f_.results) / ".map-replays").string(),
+        (std::filesystem::path(f_.results) / "map_replays.jsonl").string());
+    for (Planned& p : planned) finish(p, replayed);
+    const experiment::MapFiles files = experiment::writeMap(f_.results, cells_);
+    printWinners();
+    printAgreement();
+    std::printf("map: %s\n", files.csv.c_str());
+    for (const std::string& image : files.images) std::printf("     %s\n", image.c_str());
+  }
+
+ private:
+  void printHeaderAndMakeCells() {
+    std::string countsText;
+    for (int w : workerCounts_) countsText += (countsText.empty() ? "" : ", ") + std::to_string(w);
+    std::printf(
+        "# tetrad advise --map: %zu methods x worker counts of %s (%s workers) on %zu x %zu "
+        "star networks\n",
+        groups_.size(), f_.results.c_str(), countsText.c_str(), bandwidths_.values.size(),
+        latencies_.values.size());
+    severalCounts_ = workerCounts_.size() > 1;
+    for (int workers : workerCounts_) {
+      for (double latency : latencies_.values) {
+        for (double bandwidth : bandwidths_.values)
+          cells_.push_back({bandwidth, latency, {}, severalCounts_ ? workers : 0});
+      }
     }
   }
-  const model::CompressionErrorFunction error =
-      recordedCompressionError(records, model::modelWorkload(groups.front().first().model));
+
   // The advisor's iterations: BSP's measured iterations to target (per
   // worker count, mean over its seeds) × the convergence theory's multiplier
   // (iteration_theory.h) at the noise ratio s, given or fitted to the
   // multipliers this sweep measured (noise_ratio_fit.h).
-  const std::map<int, double> baselineIterations = baselineIterationsOf(groups);
-  auto baselineOf = [&](int workers) {
-    auto it = baselineIterations.find(workers);
-    return it == baselineIterations.end() ? NAN : it->second;
-  };
-  const std::vector<model::MeasuredMultiplier> measured =
-      measuredMultipliersOf(groups, baselineIterations);
-  std::optional<model::NoiseRatioFit> fit;
-  try {
-    fit = model::fitNoiseRatio(measured, error);
-  } catch (const InvalidArgument&) {
-    if (f.fitNoiseRatio) throw;
+  void chooseNoiseRatio() {
+    error_ =
+        recordedCompressionError(records_, model::modelWorkload(groups_.front().first().model));
+    baselineIterations_ = baselineIterationsOf(groups_);
+    const std::vector<model::MeasuredMultiplier> measured =
+        measuredMultipliersOf(groups_, baselineIterations_);
+    std::optional<model::NoiseRatioFit> fit;
+    try {
+      fit = model::fitNoiseRatio(measured, error_);
+    } catch (const InvalidArgument&) {
+      if (f_.fitNoiseRatio) throw;
+    }
+    noiseRatio_ = f_.fitNoiseRatio ? fit->noiseRatio : f_.noiseRatio;
+    if (fit) {
+      std::printf(
+          "# noise ratio s fitted to the measured iterations of %d methods: s = %.4g (rms log "
+          "error %.3f; at s = %g: %.3f)%s\n",
+          fit->points, fit->noiseRatio, fit->rmsLogError, model::kDefaultNoiseRatio,
+          fit->rmsLogErrorDefault,
+          f_.fitNoiseRatio
+              ? ""
+              : fmt::format("; used only for comparison, s = {:g}", noiseRatio_).c_str());
+    }
+    // The agreement is also counted at these (label, s), for comparison.
+    if (noiseRatio_ != model::kDefaultNoiseRatio)
+      otherRatios_.emplace_back("the default", model::kDefaultNoiseRatio);
+    if (fit && !f_.fitNoiseRatio && std::abs(std::log(fit->noiseRatio / noiseRatio_)) > 1e-3)
+      otherRatios_.emplace_back("fitted to this sweep", fit->noiseRatio);
+    otherPredictions_.resize(otherRatios_.size());
   }
-  const double noiseRatio = f.fitNoiseRatio ? fit->noiseRatio : f.noiseRatio;
-  if (fit) {
-    std::printf(
-        "# noise ratio s fitted to the measured iterations of %d methods: s = %.4g (rms log "
-        "error %.3f; at s = %g: %.3f)%s\n",
-        fit->points, fit->noiseRatio, fit->rmsLogError, model::kDefaultNoiseRatio,
-        fit->rmsLogErrorDefault,
-        f.fitNoiseRatio ? ""
-                        : fmt::format("; used only for comparison, s = {:g}", noiseRatio).c_str());
+
+  double baselineOf(int workers) const {
+    auto it = baselineIterations_.find(workers);
+    return it == baselineIterations_.end() ? NAN : it->second;
   }
-  // The agreement is also counted at these (label, s), for comparison.
-  std::vector<std::pair<std::string, double>> otherRatios;
-  if (noiseRatio != model::kDefaultNoiseRatio)
-    otherRatios.emplace_back("the default", model::kDefaultNoiseRatio);
-  if (fit && !f.fitNoiseRatio && std::abs(std::log(fit->noiseRatio / noiseRatio)) > 1e-3)
-    otherRatios.emplace_back("fitted to this sweep", fit->noiseRatio);
-  // (cell, method) -> predicted iterations and time per iteration, per other s.
-  using Predicted = std::map<std::pair<size_t, std::string>, std::pair<double, double>>;
-  std::vector<Predicted> otherPredictions(otherRatios.size());
+
   // Predicted iterations to target; infinite where they exceed the
   // iterations the run had (the advisor then predicts it never reaches the
   // target, as a run of that length would not).
-  auto predictedIterationsAt = [&](const experiment::RunRecord& run, int workers, double s) {
+  double predictedIterationsAt(const experiment::RunRecord& run, int workers, double s) const {
     try {
       const model::IterationEstimate estimate =
           model::predictIterations(model::canonicalMethod({run.sync, run.arch, run.compress}),
-                                   run.workers, s, momentumOf(run), error);
+                                   run.workers, s, momentumOf(run), error_);
       if (!estimate.covered) return double(NAN);
       const double its = baselineOf(workers) * estimate.multiplier;
       return run.iterations > 0 && its > double(run.iterations) ? double(INFINITY) : its;
     } catch (const InvalidArgument&) {
     }
     return double(NAN);
-  };
-  // First pass: each method's entries per cell, and the replays its
-  // retimed cells need (run in the second, `jobs` at a time).
-  struct Planned {
-    std::string label, status;  // status: the line printed for the method
-    bool retime = false;
-    std::vector<std::pair<size_t, experiment::MapEntry>> entries;  // (cell, entry)
-    size_t firstReplay = 0;           // retimed: replays [firstReplay, + entries × seeds)
-    double evaluationInterval = NAN;  // iterations between evaluations (NaN: epoch ends only)
-  };
-  std::vector<Planned> planned;
-  std::vector<MapReplay> replays;
-  bool anyBaseline = false;
-  for (const MethodRuns& group : groups) {
+  }
+
+  Planned plan(const MethodRuns& group) {
     const experiment::RunRecord& run = group.first();
-    anyBaseline = anyBaseline || std::isfinite(baselineOf(group.workers));
+    anyBaseline_ = anyBaseline_ || std::isfinite(baselineOf(group.workers));
     const train::TrainConfig config = train::configOfRun(run.folder);
-    const std::string netModel = f.netModel.empty() ? config.netModel : f.netModel;
-    const double predictedIterations = predictedIterationsAt(run, group.workers, noiseRatio);
+    const std::string netModel = f_.netModel.empty() ? config.netModel : f_.netModel;
+    const double predictedIterations = predictedIterationsAt(run, group.workers, noiseRatio_);
     // Every seed must reach the target for the method to be mapped as
     // reaching it: a mean over the seeds that happened to reach it would
     // flatter an unreliable method.
@@ -168,12 +194,11 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     p.retime = synchronous(run) && reached;
     if (config.evalEvery > 0) p.evaluationInterval = double(config.evalEvery);
     p.label =
-        severalCounts ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
+        severalCounts_ ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
     if (!p.retime && !run.sched.empty() && run.sched != "none") {
       p.status =
           fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
-      planned.push_back(std::move(p));
-      continue;
+      return p;
     }
     const std::string seedsText =
         group.seeds.size() > 1 ? fmt::format(", mean of {} seeds", group.seeds.size()) : "";
@@ -181,10 +206,10 @@ void runAdviseMap(const AdviseMapFlags& flags) {
                                         reachedSeeds, group.seeds.size())
                : p.retime ? "retimed" + seedsText
                           : "cost model x measured iterations to target" + seedsText;
-    p.firstReplay = replays.size();
-    for (size_t c = 0; c < cells.size(); ++c) {
-      const experiment::MapCell& cell = cells[c];
-      if (severalCounts && cell.workers != group.workers) continue;
+    p.firstReplay = replays_.size();
+    for (size_t c = 0; c < cells_.size(); ++c) {
+      const experiment::MapCell& cell = cells_[c];
+      if (severalCounts_ && cell.workers != group.workers) continue;
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
       experiment::MapEntry entry{run.method, NAN, p.retime ? "retimed" : "cost model"};
       entry.iterationsToTarget = meanAndStd(iterations).first;
@@ -193,15 +218,15 @@ void runAdviseMap(const AdviseMapFlags& flags) {
           std::isfinite(predictedIterations) ? predictedIterations : entry.iterationsToTarget);
       entry.predictedIterations = predictedIterations;
       entry.seeds = int(group.seeds.size());
-      for (size_t k = 0; k < otherRatios.size(); ++k) {
-        const double its = predictedIterationsAt(run, group.workers, otherRatios[k].second);
-        otherPredictions[k][{c, run.method}] = {
+      for (size_t k = 0; k < otherRatios_.size(); ++k) {
+        const double its = predictedIterationsAt(run, group.workers, otherRatios_[k].second);
+        otherPredictions_[k][{c, run.method}] = {
             its, costModelTimePerIteration(run, config, spec, netModel,
                                            std::isfinite(its) ? its : entry.iterationsToTarget)};
       }
       if (p.retime) {
         for (const experiment::RunRecord& seed : group.seeds)
-          replays.push_back({seed.folder, spec, f.netModel});
+          replays_.push_back({seed.folder, spec, f_.netModel});
       } else if (reached) {
         // Cost model × measured iterations (mean over seeds), on the run's
         // network model unless --net-model says otherwise.
@@ -213,13 +238,12 @@ void runAdviseMap(const AdviseMapFlags& flags) {
       }
       p.entries.emplace_back(c, entry);
     }
-    planned.push_back(std::move(p));
+    return p;
   }
-  // Second pass: the replays, then each retimed entry's mean over its seeds.
-  const std::vector<MapReplayResult> replayed = replayCached(
-      replays, f.jobs, f.exe, (std::filesystem::path(f.results) / ".map-replays").string(),
-      (std::filesystem::path(f.results) / "map_replays.jsonl").string());
-  for (Planned& p : planned) {
+
+  // A planned method's replays into its entries, the entries into the cells,
+  // and its line printed.
+  void finish(Planned& p, const std::vector<MapReplayResult>& replayed) {
     size_t next = p.firstReplay;
     std::string refusal;
     for (auto& [c, entry] : p.entries) {
@@ -244,7 +268,7 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     double low = INFINITY, high = -INFINITY;
     for (auto& [c, entry] : p.entries) {
       entry.evaluationSeconds = p.evaluationInterval * entry.timePerIteration;
-      cells[c].entries.push_back(entry);
+      cells_[c].entries.push_back(entry);
       const double ratio = entry.predictedTimePerIteration / entry.timePerIteration;
       if (p.retime && std::isfinite(ratio)) {
         low = std::min(low, ratio);
@@ -257,54 +281,81 @@ void runAdviseMap(const AdviseMapFlags& flags) {
     }
     std::printf("# %-24s %s\n", p.label.c_str(), p.status.c_str());
   }
-  const experiment::MapFiles files = experiment::writeMap(f.results, cells);
+
   // The winners, one row per latency.
-  std::printf("# winner per cell (rows: latency; columns: bandwidth)\n%-10s", "latency");
-  for (double b : bandwidths.values) {
-    std::printf(" %14s", fmt::format("{:.3g} Gb/s", b * 8 / 1e9).c_str());
-  }
-  std::printf("\n");
-  size_t i = 0;
-  for (int workers : workerCounts) {
-    if (severalCounts) std::printf("# %d workers\n", workers);
-    for (double latency : latencies.values) {
-      std::printf("%-10s", formatSeconds(latency).c_str());
-      for (size_t b = 0; b < bandwidths.values.size(); ++b, ++i) {
-        const std::string winner = experiment::winnerOf(cells[i]);
-        std::printf(" %14s", winner.empty() ? "-" : winner.c_str());
+  void printWinners() const {
+    std::printf("# winner per cell (rows: latency; columns: bandwidth)\n%-10s", "latency");
+    for (double b : bandwidths_.values) {
+      std::printf(" %14s", fmt::format("{:.3g} Gb/s", b * 8 / 1e9).c_str());
+    }
+    std::printf("\n");
+    size_t i = 0;
+    for (int workers : workerCounts_) {
+      if (severalCounts_) std::printf("# %d workers\n", workers);
+      for (double latency : latencies_.values) {
+        std::printf("%-10s", formatSeconds(latency).c_str());
+        for (size_t b = 0; b < bandwidths_.values.size(); ++b, ++i) {
+          const std::string winner = experiment::winnerOf(cells_[i]);
+          std::printf(" %14s", winner.empty() ? "-" : winner.c_str());
+        }
+        std::printf("\n");
       }
-      std::printf("\n");
     }
   }
+
   // The advisor (cost model × theory) against the map's winners.
-  if (anyBaseline) {
-    const experiment::MapAgreement agreement = experiment::countAgreement(cells);
+  void printAgreement() const {
+    if (!anyBaseline_) {
+      std::printf(
+          "# advisor agreement: not counted (no finished BSP all-reduce run without compression "
+          "that reached the target, whose iterations the theory multiplies)\n");
+      return;
+    }
+    const experiment::MapAgreement agreement = experiment::countAgreement(cells_);
     std::printf(
-        "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %.4g%s) vs the "
-        "map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its time); "
-        "%d more within one evaluation step of the fastest (ties the runs cannot resolve)\n",
-        noiseRatio, f.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells,
+        "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %.4g%s) vs "
+        "the map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its "
+        "time); %d more within one evaluation step of the fastest (ties the runs cannot "
+        "resolve)\n",
+        noiseRatio_, f_.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells,
         agreement.tied);
     for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
-    for (size_t k = 0; k < otherRatios.size(); ++k) {
-      std::vector<experiment::MapCell> other = cells;
+    for (size_t k = 0; k < otherRatios_.size(); ++k) {
+      std::vector<experiment::MapCell> other = cells_;
       for (size_t c = 0; c < other.size(); ++c) {
         for (experiment::MapEntry& e : other[c].entries) {
           std::tie(e.predictedIterations, e.predictedTimePerIteration) =
-              otherPredictions[k].at({c, e.method});
+              otherPredictions_[k].at({c, e.method});
         }
       }
       const experiment::MapAgreement a = experiment::countAgreement(other);
       std::printf("# advisor at noise ratio %.4g (%s): agrees in %d of %d cells; %d more ties\n",
-                  otherRatios[k].second, otherRatios[k].first.c_str(), a.agreed, a.cells, a.tied);
+                  otherRatios_[k].second, otherRatios_[k].first.c_str(), a.agreed, a.cells, a.tied);
     }
-  } else {
-    std::printf(
-        "# advisor agreement: not counted (no finished BSP all-reduce run without compression that "
-        "reached the target, whose iterations the theory multiplies)\n");
   }
-  std::printf("map: %s\n", files.csv.c_str());
-  for (const std::string& image : files.images) std::printf("     %s\n", image.c_str());
+
+  AdviseMapFlags f_;
+  experiment::MapAxis bandwidths_, latencies_;
+  std::vector<experiment::RunRecord> records_;
+  std::vector<int> workerCounts_;
+  std::vector<MethodRuns> groups_;
+  bool severalCounts_ = false;
+  std::vector<experiment::MapCell> cells_;
+  model::CompressionErrorFunction error_;
+  std::map<int, double> baselineIterations_;
+  double noiseRatio_ = 1;
+  std::vector<std::pair<std::string, double>> otherRatios_;
+  // (cell, method) -> predicted iterations and time per iteration, per other s.
+  using Predicted = std::map<std::pair<size_t, std::string>, std::pair<double, double>>;
+  std::vector<Predicted> otherPredictions_;
+  std::vector<MapReplay> replays_;
+  bool anyBaseline_ = false;
+};
+
+}  // namespace
+
+void runAdviseMap(const AdviseMapFlags& flags) {
+  AdviseMap(flags).run();
 }
 
 }  // namespace tetrad::app

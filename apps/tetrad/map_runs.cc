@@ -216,4 +216,42 @@ model::CompressionErrorFunction recordedCompressionError(
   };
 }
 
+std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir) {
+  const std::vector<experiment::RunRecord> records = experiment::readRunFolders(dir);
+  const std::vector<experiment::ClusterGroup> groups = experiment::groupRuns(records);
+  TETRAD_CHECK(!groups.empty(), InvalidArgument, "--results '{}' holds no finished run", dir);
+  std::map<std::string, std::string> modelOf;
+  for (const experiment::RunRecord& r : records) {
+    if (r.status == "ok" && !modelOf.contains(r.cluster)) modelOf[r.cluster] = r.model;
+  }
+  std::vector<model::MeasuredCluster> clusters;
+  for (const experiment::ClusterGroup& g : groups) {
+    model::MeasuredCluster c{g.cluster, g.spec, g.workers, modelOf[g.cluster], NAN, NAN, {}};
+    double computeSum = 0;
+    int computeCount = 0;
+    for (const experiment::MethodRow& row : g.rows) {
+      model::MeasuredMethod m;
+      m.label = row.method;
+      m.method = model::canonicalMethod({row.sync, row.arch, row.compress});
+      m.baseline = row.isBaseline;
+      m.finalAccuracy = row.accuracyMean;
+      const bool reached = row.seeds > 0 && row.reachedTarget == row.seeds;
+      m.timeToTarget = reached ? row.timeToTarget : NAN;
+      m.timePerIter = row.timePerIter;
+      // The models cover sched "none" only: an arch that no model knows keeps
+      // such a method out of the advised candidates (it still counts as measured).
+      if (row.sched != "none" && !row.sched.empty()) m.method.arch = "sched:" + row.sched;
+      if (std::isfinite(row.targetAccuracy)) c.targetAccuracy = row.targetAccuracy;
+      if (std::isfinite(row.computePerIter)) {
+        computeSum += row.computePerIter;
+        ++computeCount;
+      }
+      c.methods.push_back(std::move(m));
+    }
+    if (computeCount > 0) c.computePerIter = computeSum / computeCount;
+    clusters.push_back(std::move(c));
+  }
+  return clusters;
+}
+
 }  // namespace tetrad::app

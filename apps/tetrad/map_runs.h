@@ -1,8 +1,9 @@
-// What a method map (`tetrad advise --map`, advise_map.cc) reads from a
-// finished sweep: its runs grouped by method and worker count, BSP's
+// What `tetrad advise` reads from a finished sweep: for a method map
+// (advise_map.cc) its runs grouped by method and worker count, BSP's
 // iterations per worker count, the multipliers the sweep measured, the
 // compression error its runs recorded, and the cost model's time per
-// iteration of a run's method on another network.
+// iteration of a run's method on another network; for --results, its
+// clusters as the validation's measured values.
 //
 // Pure functions over run records (they read config.json where a run's
 // compute model is needed); print nothing except recordedCompressionError(),
@@ -17,6 +18,7 @@
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/noise_ratio_fit.h"
+#include "tetrad/model/validation.h"
 #include "tetrad/model/workload.h"
 #include "tetrad/train/train_config.h"
 
@@ -71,5 +73,9 @@ model::CompressionErrorFunction recordedCompressionError(
 double costModelTimePerIteration(const experiment::RunRecord& run, const train::TrainConfig& config,
                                  const std::string& cluster, const std::string& netModel,
                                  double iterations);
+
+// The sweep's clusters in `dir` as plain values for model/validation.h (the
+// advisor's check against --results); InvalidArgument if none finished.
+std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir);
 
 }  // namespace tetrad::app

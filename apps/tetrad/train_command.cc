@@ -21,7 +21,10 @@
 
 namespace tetrad::app {
 
-void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
+namespace {
+
+// The taxonomy point: when, who with whom, what, how.
+void addMethodOptions(CLI::App* cmd, train::TrainConfig& c) {
   // The lists come from the registries' tables (docs/sync.md has the rules).
   cmd->add_option("--sync", c.sync, "When workers exchange: " + knownSyncPolicies())
       ->capture_default_str();
@@ -46,7 +49,14 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--ps-pull-compress", c.psPullCompress,
                   "Parameter server: compressor of the servers' replies")
       ->capture_default_str();
-  cmd->add_option("--model", c.model, "mlp, cnn or resnet20")->capture_default_str();
+}
+
+void addWorkloadOptions(CLI::App* cmd, train::TrainConfig& c) {
+  std::string models;
+  for (const std::string& name : train::knownModels())
+    models += (models.empty() ? "" : ", ") + name;
+  cmd->add_option("--model", c.model, "Model: " + models + ", or a TorchScript FILE.pt")
+      ->capture_default_str();
   cmd->add_option("--data", c.data,
                   "fashion-mnist, mnist, cifar10, synthetic, or npy:DIR (your own train_x.npy, "
                   "train_y.npy, test_x.npy, test_y.npy in DIR; docs/training.md)")
@@ -58,6 +68,10 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--test-samples", c.testSamples, "Use only the first N test samples (0: all)");
   cmd->add_option("--partition", c.partition, "Data split across ranks: iid or dirichlet:ALPHA")
       ->capture_default_str();
+}
+
+// The cluster, its network model and the compute model.
+void addClusterOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--workers", c.workers,
                   "Number of workers (default 4 on a simulated cluster unless the spec fixes the "
                   "ranks; under MPI the ranks of mpirun minus dedicated servers)");
@@ -93,6 +107,9 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
                   "or flops: (0: every core; measured compute runs one rank at a time); results "
                   "do not depend on it")
       ->capture_default_str();
+}
+
+void addOptimizerOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--epochs", c.epochs, "Epochs")->capture_default_str();
   cmd->add_option("--batch-size", c.batchSize, "Batch size per rank")->capture_default_str();
   cmd->add_option("--lr", c.lr, "Learning rate (per-rank batch; see --lr-scaling)")
@@ -111,6 +128,11 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
                   "tensor, the layer-wise ablation)")
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "Seed of every random stream")->capture_default_str();
+}
+
+// What is recorded and how the run is kept: evaluation, logs, timeline, the
+// non-finite guard, stalls, checkpoints.
+void addRunOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--eval-every", c.evalEvery,
                   "Evaluate on the test set every N iterations (0: at epoch ends)");
   cmd->add_option("--log-every", c.logEvery,
@@ -153,6 +175,16 @@ void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--resume", c.resume,
                   "Continue the run in folder RUNDIR from its newest complete checkpoint (give "
                   "the same flags as the run that wrote it)");
+}
+
+}  // namespace
+
+void addTrainOptions(CLI::App* cmd, train::TrainConfig& c) {
+  addMethodOptions(cmd, c);
+  addWorkloadOptions(cmd, c);
+  addClusterOptions(cmd, c);
+  addOptimizerOptions(cmd, c);
+  addRunOptions(cmd, c);
 }
 
 namespace {

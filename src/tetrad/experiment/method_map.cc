@@ -119,9 +119,10 @@ std::string worstFactor(const MapEntry& e) {
   // theory's iterations were the prediction that failed.
   if (std::isinf(e.predictedIterations)) {
     return std::isfinite(e.timeToTarget)
-               ? fmt::format("predicted not to reach the target within its run's iterations, "
-                             "reached it at {:.3g}",
-                             e.iterationsToTarget)
+               ? fmt::format(
+                     "predicted not to reach the target within its run's iterations, "
+                     "reached it at {:.3g}",
+                     e.iterationsToTarget)
                : "predicted not to reach the target within its run's iterations";
   }
   if (!std::isfinite(e.timeToTarget)) {
@@ -174,31 +175,92 @@ MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance)
   return agreement;
 }
 
+namespace {
+
+// map.csv: one row per (cell, method), the cell's winner marked.
+void writeMapCsv(const std::string& path, const std::vector<MapCell>& cells) {
+  std::ofstream csv(path);
+  csv << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
+         "winner\n";
+  auto number = [](double v) {
+    return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
+  };
+  for (const MapCell& cell : cells) {
+    const std::string winner = winnerOf(cell);
+    for (const MapEntry& e : cell.entries) {
+      csv << fmt::format(
+          "{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8, cell.latency, cell.workers,
+          csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)), csvField(e.method),
+          number(e.timeToTarget), number(e.timeStd), e.seeds, e.source, e.method == winner ? 1 : 0);
+    }
+  }
+  TETRAD_CHECK(csv.good(), Error, "cannot write {}", path);
+}
+
+// Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index in
+// `winners` (NaN where no method reaches the target: left blank); a data
+// block per worker count.
+std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<int>& workerCounts,
+                         const std::vector<std::string>& winners) {
+  std::string data;
+  for (int workers : workerCounts) {
+    for (const MapCell& cell : cells) {
+      if (cell.workers != workers) continue;
+      const std::string winner = winnerOf(cell);
+      const auto it = std::find(winners.begin(), winners.end(), winner);
+      data += fmt::format(
+          "{:.6g}\t{:.6g}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
+          std::log10(cell.latency * 1e6),
+          it == winners.end() ? std::string("NaN") : std::to_string(it - winners.begin()));
+    }
+    data += "\n\n";
+  }
+  return data;
+}
+
+struct TimeBlocks {
+  std::string data, names;  // gnuplot data blocks, and their names (space-separated)
+  int count = 0;
+};
+
+// Time to target against bandwidth at `latency`, a block per method (and
+// worker count); methods that never reach the target there have none.
+TimeBlocks timeDataOf(const std::vector<MapCell>& cells, const std::vector<std::string>& methods,
+                      const std::vector<int>& workerCounts, double latency) {
+  TimeBlocks out;
+  const bool severalCounts = workerCounts.size() > 1;
+  for (int workers : workerCounts) {
+    for (const std::string& method : methods) {
+      std::string block;
+      bool predicted = false;
+      for (const MapCell& cell : cells) {
+        if (cell.latency != latency || cell.workers != workers) continue;
+        for (const MapEntry& e : cell.entries) {
+          if (e.method != method) continue;
+          predicted = predicted || e.source != "retimed";
+          if (std::isfinite(e.timeToTarget))
+            block += fmt::format("{:.6g}\t{:.9g}\n", cell.bandwidth * 8 / 1e9, e.timeToTarget);
+        }
+      }
+      if (block.empty()) continue;  // never reaches the target there
+      const std::string name = plotWord(method) + (predicted ? "_(cost_model)" : "") +
+                               (severalCounts ? fmt::format("_({}_workers)", workers) : "");
+      out.data += "# " + name + "\n" + block + "\n\n";
+      out.names += (out.count ? " " : "") + name;
+      ++out.count;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   TETRAD_CHECK(!cells.empty(), InvalidArgument, "the map has no cell");
   fs::create_directories(dir);
   MapFiles files;
   files.csv = (fs::path(dir) / "map.csv").string();
-  {
-    std::ofstream csv(files.csv);
-    csv << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
-           "winner\n";
-    auto number = [](double v) {
-      return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
-    };
-    for (const MapCell& cell : cells) {
-      const std::string winner = winnerOf(cell);
-      for (const MapEntry& e : cell.entries) {
-        csv << fmt::format("{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8,
-                           cell.latency, cell.workers,
-                           csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)),
-                           csvField(e.method), number(e.timeToTarget), number(e.timeStd), e.seeds,
-                           e.source, e.method == winner ? 1 : 0);
-      }
-    }
-    TETRAD_CHECK(csv.good(), Error, "cannot write {}", files.csv);
-  }
-
+  writeMapCsv(files.csv, cells);
   // Methods in entry order; the grid's axes.
   std::vector<std::string> methods;
   std::map<double, int> bandwidths, latencies;
@@ -223,61 +285,27 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
                                   [&](const MapCell& cell) { return winnerOf(cell) == method; });
     if (wins) winners.push_back(method);
   }
-  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                   "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                                   "#bcbd22", "#17becf", "#000000", "#ffd700",
+  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#ffd700",
                                    "#00ff7f", "#8b0000", "#00008b", "#ff69b4"};
   constexpr size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
-  std::string winnerData, timeData, palette, legend;
+  std::string palette, legend;
   for (size_t m = 0; m < winners.size(); ++m) {
     const char* colour = kColours[m % kColourCount];
     palette += fmt::format("{}{} '{}'", m ? ", " : "", m, colour);
     legend += fmt::format(", NaN with boxes fill solid lc rgb '{}' title '{}'", colour,
                           plotWord(winners[m]));
   }
-  if (winners.size() <= 1) palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
-  // Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index
-  // (NaN where no method reaches the target: left blank); a data block per
-  // worker count.
-  for (int workers : workerCounts) {
-    for (const MapCell& cell : cells) {
-      if (cell.workers != workers) continue;
-      const std::string winner = winnerOf(cell);
-      const auto it = std::find(winners.begin(), winners.end(), winner);
-      winnerData += fmt::format(
-          "{:.6g}\t{:.6g}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
-          std::log10(cell.latency * 1e6),
-          it == winners.end() ? std::string("NaN") : std::to_string(it - winners.begin()));
-    }
-    winnerData += "\n\n";
-  }
+  if (winners.size() <= 1)
+    palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
+  const std::string winnerData = winnerDataOf(cells, workerCounts, winners);
   // Time to target against bandwidth at the middle latency, a block per method.
   auto middle = latencies.begin();
   std::advance(middle, latencies.size() / 2);
-  std::string timeNames;
-  int timeBlocks = 0;
-  const bool severalCounts = workerCounts.size() > 1;
-  for (int workers : workerCounts) {
-    for (const std::string& method : methods) {
-      std::string block;
-      bool predicted = false;
-      for (const MapCell& cell : cells) {
-        if (cell.latency != middle->first || cell.workers != workers) continue;
-        for (const MapEntry& e : cell.entries) {
-          if (e.method != method) continue;
-          predicted = predicted || e.source != "retimed";
-          if (std::isfinite(e.timeToTarget))
-            block += fmt::format("{:.6g}\t{:.9g}\n", cell.bandwidth * 8 / 1e9, e.timeToTarget);
-        }
-      }
-      if (block.empty()) continue;  // never reaches the target there
-      const std::string name = plotWord(method) + (predicted ? "_(cost_model)" : "") +
-                               (severalCounts ? fmt::format("_({}_workers)", workers) : "");
-      timeData += "# " + name + "\n" + block + "\n\n";
-      timeNames += (timeBlocks ? " " : "") + name;
-      ++timeBlocks;
-    }
-  }
+  const TimeBlocks time = timeDataOf(cells, methods, workerCounts, middle->first);
+  const std::string& timeData = time.data;
+  const std::string& timeNames = time.names;
+  const int timeBlocks = time.count;
   TETRAD_CHECK(timeBlocks > 0, InvalidArgument,
                "no mapped method reaches the target at {} latency: nothing to draw",
                formatSeconds(middle->first));

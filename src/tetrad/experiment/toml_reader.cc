@@ -18,18 +18,17 @@ SourceRef TomlReader::placeOf(const toml::table& root, std::string_view key) con
 }
 
 void TomlReader::fail(const toml::key& key, std::string_view message) const {
-  TETRAD_FAIL(InvalidArgument, "{}: key '{}': {}", at(key.source()).toString(), key.str(),
-              message);
+  TETRAD_FAIL(InvalidArgument, "{}: key '{}': {}", at(key.source()).toString(), key.str(), message);
 }
 
 void TomlReader::wrongType(const toml::node& node, const toml::key& key, std::string_view table,
-                            std::string_view expected) const {
+                           std::string_view expected) const {
   TETRAD_FAIL(InvalidArgument, "{}: key '{}' in {}: must be {}, not {}",
               at(node.source()).toString(), key.str(), table, expected, typeName(node));
 }
 
 void TomlReader::unknownKey(const toml::key& key, std::string_view table,
-                             std::string_view known) const {
+                            std::string_view known) const {
   TETRAD_FAIL(InvalidArgument, "{}: unknown key '{}' in {} (known: {})",
               at(key.source()).toString(), key.str(), table, known);
 }
@@ -54,7 +53,7 @@ std::string_view TomlReader::typeName(const toml::node& node) {
 }
 
 const toml::table& TomlReader::tableOf(const toml::node& node, const toml::key& key,
-                           std::string_view table) const {
+                                       std::string_view table) const {
   if (!node.is_table()) wrongType(node, key, "the top level", "a table ([workload])");
   return *node.as_table();
 }
@@ -68,13 +67,13 @@ const toml::array& TomlReader::arrayOfTables(const toml::node& node, const toml:
 }
 
 std::string TomlReader::stringValue(const toml::node& node, const toml::key& key,
-                        std::string_view table) const {
+                                    std::string_view table) const {
   if (!node.is_string()) wrongType(node, key, table, "a string");
   return node.as_string()->get();
 }
 
 std::vector<std::string> TomlReader::stringList(const toml::node& node, const toml::key& key,
-                                    std::string_view table) const {
+                                                std::string_view table) const {
   if (!node.is_array()) wrongType(node, key, table, "an array of strings");
   std::vector<std::string> values;
   for (const toml::node& element : *node.as_array()) {
@@ -85,7 +84,7 @@ std::vector<std::string> TomlReader::stringList(const toml::node& node, const to
 }
 
 Setting TomlReader::settingOf(const SettingKey& entry, const toml::node& node, const toml::key& key,
-                  const std::string& table) const {
+                              const std::string& table) const {
   Setting setting{&entry, {}, at(key.source()), table};
   const std::string expected(describeKind(entry.kind));
   switch (entry.kind) {

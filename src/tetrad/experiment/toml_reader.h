@@ -31,8 +31,8 @@ class TomlReader {
   SourceRef placeOf(const toml::table& root, std::string_view key) const;
 
   [[noreturn]] void fail(const toml::key& key, std::string_view message) const;
-  [[noreturn]] void wrongType(const toml::node& node, const toml::key& key,
-                              std::string_view table, std::string_view expected) const;
+  [[noreturn]] void wrongType(const toml::node& node, const toml::key& key, std::string_view table,
+                              std::string_view expected) const;
   [[noreturn]] void unknownKey(const toml::key& key, std::string_view table,
                                std::string_view known) const;
   // "a string", "an integer", "a float", "a boolean", "an array", "a table".

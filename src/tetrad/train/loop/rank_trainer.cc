@@ -87,9 +87,48 @@ RankTrainer::~RankTrainer() = default;
 RankResult RankTrainer::run(bool keepParameters) {
   const TrainConfig& c = config_.given;
   Run r;
-  r.workers = workerCount(config_, world_);
+  setUpRun(r);
   const bool worker = world_.rank() < r.workers;
-  if (r.workers < world_.size() && worker) {
+  const std::vector<ParameterSlot> slots = planBuckets(r, worker);
+  makeRunExchange(r, worker, slots);
+  source_.rankReady(world_.rank(), world_.size());
+
+  RankRole role = RankRole::kWorker;
+  if (!worker) {
+    role = RankRole::kServer;
+    r.meter = std::make_unique<RunMeter>(world_);
+    MeterBooks books(*r.meter);
+    r.exchange->serve(&books);
+  } else {
+    trainAsWorker(r, slots);
+    const int shards = config_.arch.shards > 0 ? config_.arch.shards : r.workers;
+    if (config_.arch.colocated && world_.rank() < shards) role = RankRole::kWorkerAndServer;
+  }
+  collectTotals(r, role);
+  // Every rank's timeline to rank 0, which writes timeline.json (after the
+  // clocks are read: not training time).
+  // (Payload-free runs carry no events: resolveConfig() refuses a timeline
+  // there, and with none there is nothing to gather.)
+  std::vector<TimelineEvent> events;
+  if (world_.carriesPayload()) events = gatherTimeline(world_, *r.timeline, r.timelineTag);
+  if (recorder_ && c.timeline == "on") {
+    writeChromeTrace(recorder_->folder() + "/timeline.json", events,
+                     world_.simulatedClock() ? "simulated" : "wall");
+  }
+  if (recorder_) recorder_->endProgress();
+  if (keepParameters && worker) {
+    auto params = r.compute->parameters();
+    r.result.parameters.assign(params.begin(), params.end());
+  }
+  return std::move(r.result);
+}
+
+// Workers and their group, tags, the timeline, the iteration counts, the
+// sync policy and the scheduler.
+void RankTrainer::setUpRun(Run& r) {
+  const TrainConfig& c = config_.given;
+  r.workers = workerCount(config_, world_);
+  if (r.workers < world_.size() && world_.rank() < r.workers) {
     r.workerView = std::make_unique<PrefixTransport>(world_, r.workers);
   }
   r.group = r.workerView ? r.workerView.get() : &world_;
@@ -110,7 +149,12 @@ RankResult RankTrainer::run(bool keepParameters) {
   r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.perEpoch / 20);
   r.sync = makeSyncPolicy(c.sync, {r.perEpoch});
   r.scheduler = makeScheduler(config_.sched);
+}
 
+// The model's slots (a worker's replica, or a server's shape), the initial
+// broadcast, and the scheduler's bucket plan (with the cost model it needs).
+std::vector<ParameterSlot> RankTrainer::planBuckets(Run& r, bool worker) {
+  const TrainConfig& c = config_.given;
   ScheduleInputs plan;
   std::vector<double> stageFlops;
   double batchFlops = 0;
@@ -148,8 +192,12 @@ RankResult RankTrainer::run(bool keepParameters) {
   }
   r.buckets = r.scheduler->plan(plan);
   r.slotStage = plan.slotStage;
-  const std::vector<ParameterSlot>& slots = plan.slots;
+  return std::move(plan.slots);
+}
 
+// The all-reduce selector, the codec clock and the exchange of --arch.
+void RankTrainer::makeRunExchange(Run& r, bool worker, const std::vector<ParameterSlot>& slots) {
+  const TrainConfig& c = config_.given;
   r.allreduceSelector =
       makeRunAllreduceSelector(config_, world_, worker ? r.group : nullptr, r.workers, r.tags,
                                world_.carriesPayload() ? nullptr : source_.payloadFreeTables());
@@ -175,58 +223,59 @@ RankResult RankTrainer::run(bool keepParameters) {
   context.topology = config_.arch.topology;
   context.gossip = config_.gossip;
   r.exchange = makeExchange(config_.arch.canonical, context);
-  source_.rankReady(world_.rank(), world_.size());
+}
 
-  RankRole role = RankRole::kWorker;
-  if (!worker) {
-    role = RankRole::kServer;
-    r.meter = std::make_unique<RunMeter>(world_);
-    MeterBooks books(*r.meter);
-    r.exchange->serve(&books);
-  } else {
-    const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
-    r.schedule =
-        std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.perEpoch, r.total);
-    // Collective evaluation: each worker its share; push-pull: rank 0 alone.
-    const size_t testSamples = source_.testSamples();
-    const size_t stride = pushPull ? 1 : size_t(r.workers);
-    if (!pushPull || world_.rank() == 0) {
-      for (size_t i = size_t(world_.rank()); i < testSamples; i += stride) {
-        r.testShard.push_back(int64_t(i));
-      }
+// A worker's training: learning-rate schedule, test shards, the guard, the
+// exchange's start, checkpoints, then the loop of its sync mode.
+void RankTrainer::trainAsWorker(Run& r, const std::vector<ParameterSlot>& slots) {
+  const TrainConfig& c = config_.given;
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
+  const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
+  r.schedule =
+      std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.perEpoch, r.total);
+  // Collective evaluation: each worker its share; push-pull: rank 0 alone.
+  const size_t testSamples = source_.testSamples();
+  const size_t stride = pushPull ? 1 : size_t(r.workers);
+  if (!pushPull || world_.rank() == 0) {
+    for (size_t i = size_t(world_.rank()); i < testSamples; i += stride) {
+      r.testShard.push_back(int64_t(i));
     }
-    if (world_.rank() == 0) {
-      for (size_t i = 0; i < testSamples; ++i) r.fullTestSet.push_back(int64_t(i));
-    }
-    if (config_.onNonFinite != NonFinitePolicy::kOff) {
-      r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite,
-                                                 config_.nonFiniteEvery);
-    }
-    r.exchange->start(r.compute->parameters());
-    // The compressor on real gradients (ω/δ for the advisor): rank 0 of a
-    // simulated collective run that sends after the backward pass.
-    if (world_.rank() == 0 && world_.simulatedClock() && !pushPull && r.compute->computesValues() &&
-        !r.scheduler->overlapsBackward() && !r.exchange->mixesModels()) {
-      r.errorProbe = std::make_unique<GradientErrorProbe>(config_.compress, r.buckets, c.seed);
-      if (!r.errorProbe->measures()) r.errorProbe.reset();
-    }
-    setUpCheckpoints(r);
-    // Set-up (the initial broadcast, seeding the servers) is not training.
-    r.meter = std::make_unique<RunMeter>(world_);
-    if (r.codecClock) r.codecClock->attach(r.meter.get(), r.timeline.get());
-    if (!c.resume.empty()) restoreCheckpoint(r);
-    if (pushPull) {
-      runPushPull(r);
-    } else if (r.scheduler->overlapsBackward()) {
-      runOverlapped(r);
-    } else {
-      runCollective(r);
-    }
-    r.exchange->finish();
-    const int shards = config_.arch.shards > 0 ? config_.arch.shards : r.workers;
-    if (config_.arch.colocated && world_.rank() < shards) role = RankRole::kWorkerAndServer;
   }
+  if (world_.rank() == 0) {
+    for (size_t i = 0; i < testSamples; ++i) r.fullTestSet.push_back(int64_t(i));
+  }
+  if (config_.onNonFinite != NonFinitePolicy::kOff) {
+    r.guard = std::make_unique<NonFiniteGuard>(*r.group, r.guardTag, slots, config_.onNonFinite,
+                                               config_.nonFiniteEvery);
+  }
+  r.exchange->start(r.compute->parameters());
+  // The compressor on real gradients (ω/δ for the advisor): rank 0 of a
+  // simulated collective run that sends after the backward pass.
+  if (world_.rank() == 0 && world_.simulatedClock() && !pushPull && r.compute->computesValues() &&
+      !r.scheduler->overlapsBackward() && !r.exchange->mixesModels()) {
+    r.errorProbe = std::make_unique<GradientErrorProbe>(config_.compress, r.buckets, c.seed);
+    if (!r.errorProbe->measures()) r.errorProbe.reset();
+  }
+  setUpCheckpoints(r);
+  // Set-up (the initial broadcast, seeding the servers) is not training.
+  r.meter = std::make_unique<RunMeter>(world_);
+  if (r.codecClock) r.codecClock->attach(r.meter.get(), r.timeline.get());
+  if (!c.resume.empty()) restoreCheckpoint(r);
+  if (pushPull) {
+    runPushPull(r);
+  } else if (r.scheduler->overlapsBackward()) {
+    runOverlapped(r);
+  } else {
+    runCollective(r);
+  }
+  r.exchange->finish();
+}
 
+// Every rank's totals, gathered, and the run's result computed from them.
+void RankTrainer::collectTotals(Run& r, RankRole role) {
+  const TrainConfig& c = config_.given;
+  const bool worker = world_.rank() < r.workers;
+  const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
   RankTotals mine = r.meter->totals(role);
   const ExchangeStats stats = r.exchange->stats();
   mine.updatesApplied = stats.updatesApplied;
@@ -272,22 +321,6 @@ RankResult RankTrainer::run(bool keepParameters) {
     r.result.allreduceNetwork = r.allreduceSelector->source();
     r.result.allreduceChoices = r.allreduceSelector->selections();
   }
-  // Every rank's timeline to rank 0, which writes timeline.json (after the
-  // clocks are read: not training time).
-  // (Payload-free runs carry no events: resolveConfig() refuses a timeline
-  // there, and with none there is nothing to gather.)
-  std::vector<TimelineEvent> events;
-  if (world_.carriesPayload()) events = gatherTimeline(world_, *r.timeline, r.timelineTag);
-  if (recorder_ && c.timeline == "on") {
-    writeChromeTrace(recorder_->folder() + "/timeline.json", events,
-                     world_.simulatedClock() ? "simulated" : "wall");
-  }
-  if (recorder_) recorder_->endProgress();
-  if (keepParameters && worker) {
-    auto params = r.compute->parameters();
-    r.result.parameters.assign(params.begin(), params.end());
-  }
-  return std::move(r.result);
 }
 
 }  // namespace tetrad::train

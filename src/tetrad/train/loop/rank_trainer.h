@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "tetrad/collectives/allreduce_auto.h"
+#include "tetrad/sched/bucketing.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/loop/run_status.h"
 #include "tetrad/train/record/run_meter.h"
@@ -107,7 +108,13 @@ class RankTrainer {
   RankResult run(bool keepParameters = false);
 
  private:
-  struct Run;                    // the state of one run (rank_trainer.cc)
+  struct Run;  // the state of one run (rank_trainer.cc)
+  // The phases of run(), in order (rank_trainer.cc).
+  void setUpRun(Run& run);
+  std::vector<ParameterSlot> planBuckets(Run& run, bool worker);
+  void makeRunExchange(Run& run, bool worker, const std::vector<ParameterSlot>& slots);
+  void trainAsWorker(Run& run, const std::vector<ParameterSlot>& slots);
+  void collectTotals(Run& run, RankRole role);
   void runCollective(Run& run);  // rank_trainer_loops.cc
   void runOverlapped(Run& run);  // rank_trainer_overlap.cc (OverlappedIteration)
   void runPushPull(Run& run);    // rank_trainer_loops.cc
