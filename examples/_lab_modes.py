@@ -48,43 +48,9 @@ import collections
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-KINDS = {"local": 1, "post-local": 2, "hier": 2}
-
-
 def ring_bytes(elements, p, wire=4):
     """Bytes one rank sends in a ring all-reduce of `elements` values of `wire` bytes."""
     return 2 * (p - 1) * elements * wire / p
-
-
-class Schedule:
-    """An --average schedule: warm-up T, period H and, for hier, node period H1."""
-
-    def __init__(self, spec):
-        kind, _, rest = spec.partition(":")
-        numbers = rest.split(":") if rest else []
-        if kind not in KINDS or len(numbers) != KINDS[kind] or \
-                not all(n.isdigit() for n in numbers):
-            raise ValueError(f"--average '{spec}': want local:H, post-local:T:H or hier:H1:H2 "
-                             "with non-negative integers")
-        values = [int(n) for n in numbers]
-        self.spec, self.kind = spec, kind
-        self.warmup = values[0] if kind == "post-local" else 0
-        self.node_period = values[0] if kind == "hier" else 0
-        self.period = values[-1]
-        if self.period < 1 or (kind == "hier" and self.node_period < 1):
-            raise ValueError(f"--average '{spec}': periods must be at least 1")
-
-    def level_at(self, step):
-        """'global' (a warm-up step's gradient all-reduce, or an averaging over all
-        ranks), 'node' (an averaging inside the node group) or None."""
-        if step < self.warmup:
-            return "global"
-        since = step - self.warmup
-        if since % self.period == 0:
-            return "global"
-        if self.node_period and since % self.node_period == 0:
-            return "node"
-        return None
 
 
 def node_group(world, size):
@@ -136,19 +102,24 @@ def check(args):
     return None
 
 
+def _schedule(args, world):
+    """The --average plan (tetrad.torch.parse_schedule; hier's group of --group-size, 2 by
+    default)."""
+    import tetrad.torch as tt
+    return tt.parse_schedule(args.average, world, args.group_size or 2)
+
+
 def _check_average(args):
     try:
-        schedule = Schedule(args.average)
+        schedule = _schedule(args, args.ranks)
     except ValueError as e:
-        return str(e)
+        return f"--average: {e}"
     args.average_impl = args.average_impl or "tetrad"
     if args.average_impl == "torch" and args.compress != "none":
         return "--compress compresses tetrad's averaging; torch's averagers send the model whole"
     if schedule.kind != "hier":
         return None if args.group_size is None else "--group-size wants --average hier:H1:H2"
-    args.group_size = 2 if args.group_size is None else args.group_size
-    if args.group_size < 1 or args.ranks % args.group_size != 0:
-        return f"--group-size {args.group_size} does not divide --ranks {args.ranks}"
+    args.group_size = schedule.group_size
     return None
 
 
@@ -179,8 +150,8 @@ class Averaging:
     """DDP with a comm hook that syncs nothing after warm-up, and periodic averaging."""
 
     def __init__(self, args, module, make_optimizer):
-        self.args, self.schedule, self.module = args, Schedule(args.average), module
         self.world = dist.get_world_size()
+        self.args, self.schedule, self.module = args, _schedule(args, self.world), module
         self.elements = sum(p.numel() for p in module.parameters())
         self.model = DistributedDataParallel(module, bucket_cap_mb=args.bucket_mb)
         self.local = make_optimizer(self.model.parameters())

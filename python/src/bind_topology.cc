@@ -23,8 +23,7 @@ namespace {
 
 void checkRank(const Topology& topology, int rank, int64_t step) {
   TETRAD_CHECK(rank >= 0 && rank < topology.size(), InvalidArgument,
-               "topology '{}': rank {} is outside [0, {})", topology.spec(), rank,
-               topology.size());
+               "topology '{}': rank {} is outside [0, {})", topology.spec(), rank, topology.size());
   TETRAD_CHECK(step >= 0, InvalidArgument, "topology '{}': step {} is negative", topology.spec(),
                step);
 }
@@ -51,7 +50,8 @@ with Metropolis–Hastings weights (symmetric, doubly stochastic). Made by parse
           [](const Topology& t, int rank, int64_t step) {
             checkRank(t, rank, step);
             std::vector<std::pair<int, double>> row;
-            for (const MixingWeight& w : t.mixingRow(rank, step)) row.emplace_back(w.rank, w.weight);
+            for (const MixingWeight& w : t.mixingRow(rank, step))
+              row.emplace_back(w.rank, w.weight);
             return row;
           },
           py::arg("rank"), py::arg("step") = 0,
