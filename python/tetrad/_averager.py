@@ -36,7 +36,7 @@ import torch
 import torch.distributed as dist
 
 from tetrad import _schedule
-from tetrad._exchange import ring_allreduce_bytes
+from tetrad._exchange import completed, ring_allreduce_bytes
 
 _STATE_DICT_VERSION = 1
 
@@ -234,9 +234,7 @@ def post_local_hook(averager, bucket):
                         f"got {type(averager).__name__}")
     tensor = bucket.buffer()
     if not averager.plan.synchronous(averager.step):
-        future = torch.futures.Future()
-        future.set_result(tensor)
-        return future
+        return completed(tensor)
     averager._synced_step = averager.step
     if averager.gradient_hook is not None:
         from tetrad.torch import comm_hook

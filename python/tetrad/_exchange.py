@@ -37,7 +37,8 @@ def ring_allreduce_bytes(nbytes, p):
     return 0 if p == 1 else 2 * (p - 1) * nbytes // p
 
 
-def _completed(value):
+def completed(value):
+    """A torch Future that already holds `value`."""
     future = torch.futures.Future()
     future.set_result(value)
     return future
@@ -132,4 +133,4 @@ def over_tetrad(hook, tensor, segments):
     # Payload bytes plus the endpoint's 8-byte length per message.
     framed = (transport.bytes_sent - sent) + 8 * (transport.messages_sent - messages)
     hook.count(protocol_s=time.perf_counter() - start, bytes_sent=framed)
-    return _completed(tensor)
+    return completed(tensor)

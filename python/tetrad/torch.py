@@ -182,7 +182,7 @@ class HookState:
             wide.copy_(tensor)
         if self.check_finite and self._any_rank_nonfinite(wide):
             self.count(skipped=1)
-            return _completed(tensor.fill_(float("nan")))
+            return _exchange.completed(tensor.fill_(float("nan")))
         if tensor.dtype == torch.float16 and self.compressor.is_identity:
             # DDP's default hook: divide, then all-reduce the float16 bucket itself.
             tensor.copy_(wide.div_(self.world_size))
@@ -258,12 +258,6 @@ def _numel(shape):
     for d in shape:
         n *= d
     return n
-
-
-def _completed(value):
-    future = torch.futures.Future()
-    future.set_result(value)
-    return future
 
 
 def comm_hook(state, bucket):
