@@ -9,7 +9,7 @@
 //     and without a pull compressor), SSP and ASP on the parameter server,
 //     an overlapping schedule and a model with batch-norm buffers (AD-PSGD:
 //     check_checkpoint_async.sh);
-//   - a checkpoint of another configuration, world size or a damaged file
+//   - a checkpoint of another configuration or a damaged file
 //     is refused with a message naming what differs;
 //   - checkpoint files: atomic write, checksum, truncation.
 #include <gtest/gtest.h>
@@ -35,48 +35,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  std::vector<float> parameters;  // rank 0's
-  std::string status;
-  std::vector<RankTotals> ranks;  // every rank's totals (servers included)
-  int64_t updatesApplied = 0;
-  std::map<int64_t, int64_t> stalenessHistogram;
-  std::vector<nlohmann::json> metrics;  // metrics.jsonl without wall times
-};
-
-// One run of `config` with a run folder, as `tetrad train` runs it.
-Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int workers) {
-  const ResolvedConfig resolved = resolveConfig(config);
-  Outcome outcome;
-  LaunchOptions options;
-  options.cluster = config.cluster;
-  options.workers = worldSizeFor(resolved, workers);
-  options.timeoutSeconds = 60;
-  options.simConfig = resolved.simConfig;
-  launch(options, [&](Transport& t) {
-    std::unique_ptr<RunRecorder> recorder;
-    if (t.rank() == 0) {
-      recorder = std::make_unique<RunRecorder>(config.out, false, !config.resume.empty());
-      recorder->writeConfig(configToJson(resolved, workers));
-    }
-    RankTrainer trainer(resolved, data, t, recorder.get());
-    RankResult result = trainer.run(true);
-    if (t.rank() == 0) {
-      outcome.parameters = std::move(result.parameters);
-      outcome.status = std::string(toString(result.status));
-      outcome.ranks = result.ranks;
-      outcome.updatesApplied = result.updatesApplied;
-      outcome.stalenessHistogram = result.stalenessHistogram;
-    }
-  });
-  std::ifstream in(fs::path(config.out) / "metrics.jsonl");
-  for (std::string line; std::getline(in, line);) {
-    nlohmann::json record = nlohmann::json::parse(line);
-    record.erase("wall_time");
-    outcome.metrics.push_back(std::move(record));
-  }
-  return outcome;
-}
+using testing::Outcome;
+using testing::runInFolder;
 
 // Equal records; times (keys ending in "_time") to 1e-12 relative: in one
 // process the engine's clock keeps counting across runs, so a run's times
@@ -280,13 +240,17 @@ TEST_F(Checkpoint, AnotherConfigurationIsRefusedNamingWhatDiffers) {
               std::string::npos)
         << e.what();
   }
+  // Another worker count is an elastic resize (resize_test.cc), but not
+  // together with another configuration.
   other = c;
   other.workers = 4;
+  other.compress = "fp16";
   try {
     runInFolder(other, data_, 4);
-    FAIL() << "another world size was accepted";
+    FAIL() << "another compressor was accepted on another worker count";
   } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("workers 4 (checkpoint: 2)"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("compress \"fp16\" (checkpoint: \"none\")"),
+              std::string::npos)
         << e.what();
   }
   other = c;

@@ -2,10 +2,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <memory>
 
 #include "tetrad/launch/launcher.h"
+#include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/loop/rank_trainer.h"
+#include "tetrad/train/record/run_recorder.h"
 
 namespace tetrad::train::testing {
 
@@ -58,5 +62,42 @@ double maxRelativeDifference(const std::vector<float>& a, const std::vector<floa
   }
   return diff / (1 + scale);
 }
+
+Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int workers) {
+  ResolvedConfig resolved = resolveConfig(config);
+  if (!config.resume.empty()) resolved.batchWorkers = workersOfRunFolder(config.resume);
+  Outcome outcome;
+  LaunchOptions options;
+  options.cluster = config.cluster;
+  options.workers = worldSizeFor(resolved, workers);
+  options.timeoutSeconds = 60;
+  options.simConfig = resolved.simConfig;
+  launch(options, [&](Transport& t) {
+    std::unique_ptr<RunRecorder> recorder;
+    if (t.rank() == 0) {
+      recorder = std::make_unique<RunRecorder>(config.out, false, !config.resume.empty());
+      recorder->writeConfig(configToJson(resolved, workers));
+    }
+    RankTrainer trainer(resolved, data, t, recorder.get());
+    RankResult result = trainer.run(true);
+    if (t.rank() == 0) {
+      outcome.parameters = std::move(result.parameters);
+      outcome.status = std::string(toString(result.status));
+      outcome.ranks = result.ranks;
+      outcome.updatesApplied = result.updatesApplied;
+      outcome.stalenessHistogram = result.stalenessHistogram;
+      outcome.finalAccuracy = result.finalAccuracy;
+      outcome.resizes = result.resizes;
+    }
+  });
+  std::ifstream in(std::filesystem::path(config.out) / "metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json record = nlohmann::json::parse(line);
+    record.erase("wall_time");
+    outcome.metrics.push_back(std::move(record));
+  }
+  return outcome;
+}
+
 
 }  // namespace tetrad::train::testing

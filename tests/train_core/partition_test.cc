@@ -43,6 +43,45 @@ TEST(Partition, IidStepsOfNRanksCoverTheOneRankStep) {
   }
 }
 
+// stepOrder() is epochOrder() when the global batch is workers x batch, and
+// with the uneven shares of an elastic resize (a global batch of 32 over 3
+// or 5 ranks) every step still covers the one-rank step's samples once.
+TEST(Partition, IidStepOrderSplitsAGlobalBatchOverAnyWorkerCount) {
+  const size_t n = 1003;
+  const int64_t global = 32;
+  auto l = labels(n);
+  const int64_t steps = stepsPerEpoch(n, 1, int(global));
+  for (int64_t epoch : {0, 2}) {
+    const std::vector<int64_t> one =
+        ShardSampler(l, 10, 0, 1, {}, 42).epochOrder(epoch, size_t(steps * global));
+    ShardSampler four(l, 10, 1, 4, {}, 42);
+    const std::vector<int64_t> strided = four.epochOrder(epoch, size_t(steps) * 8);
+    EXPECT_EQ(four.stepOrder(epoch, steps, global, 8),
+              std::vector<int64_t>(strided.begin(), strided.begin() + steps * 8));
+    for (int workers : {3, 5}) {
+      std::vector<std::vector<int64_t>> ranks;
+      std::vector<int> shares;
+      for (int r = 0; r < workers; ++r) {
+        shares.push_back(int(global / workers + (r < global % workers ? 1 : 0)));
+        ranks.push_back(ShardSampler(l, 10, r, workers, {}, 42)
+                            .stepOrder(epoch, steps, global, shares.back()));
+        ASSERT_EQ(ranks.back().size(), size_t(steps * shares.back()));
+      }
+      for (int64_t s = 0; s < steps; ++s) {
+        std::multiset<int64_t> expected(one.begin() + s * global, one.begin() + (s + 1) * global);
+        std::multiset<int64_t> got;
+        for (int r = 0; r < workers; ++r) {
+          got.insert(ranks[size_t(r)].begin() + s * shares[size_t(r)],
+                     ranks[size_t(r)].begin() + (s + 1) * shares[size_t(r)]);
+        }
+        ASSERT_EQ(got, expected) << workers << " workers, epoch " << epoch << " step " << s;
+      }
+    }
+  }
+  // A share that reaches past the step's global batch is refused.
+  EXPECT_THROW(ShardSampler(l, 10, 2, 3, {}, 42).stepOrder(0, steps, global, 11), InvalidArgument);
+}
+
 TEST(Partition, IidOrderDependsOnSeedAndEpoch) {
   auto l = labels(200);
   ShardSampler a(l, 10, 1, 2, {}, 1), b(l, 10, 1, 2, {}, 1), c(l, 10, 1, 2, {}, 2);

@@ -62,4 +62,17 @@ void loadCompressorStates(ConstBytes bytes, std::span<std::vector<CompressorStat
   in.expectEnd("compressor states");
 }
 
+void loadResizedCompressorStates(ConstBytes own, ConstBytes first,
+                                 std::span<std::vector<CompressorState>> streams, int rank,
+                                 std::string_view who) {
+  if (!own.empty()) {
+    loadCompressorStates(own, streams, who);
+    return;
+  }
+  loadCompressorStates(first, streams, who);
+  for (std::vector<CompressorState>& states : streams) {
+    for (CompressorState& state : states) state.adoptForRank(rank);
+  }
+}
+
 }  // namespace tetrad

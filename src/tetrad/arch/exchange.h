@@ -155,6 +155,13 @@ class Exchange {
   // Default: Unsupported naming the architecture.
   virtual ByteBuffer saveState();
   virtual void loadState(ConstBytes state);
+  // An elastic resize (docs/reliability.md): the checkpoint was written by
+  // `oldWorkers` workers and this run has another count. `own` is this
+  // worker's saveState() there (empty for a worker the old run did not
+  // have), `first` worker 0's. Default: the exchange keeps the state it was
+  // built with, so nothing is carried (a parameter server's clocks and pull
+  // states, gossip's public copies start afresh).
+  virtual void loadResized(ConstBytes own, ConstBytes first, int oldWorkers) {}
 };
 
 // Helpers for saveState()/loadState(): every stream's compressor states,
@@ -164,6 +171,14 @@ ByteBuffer saveCompressorStates(std::span<const std::vector<CompressorState>> st
 // naming `who` otherwise).
 void loadCompressorStates(ConstBytes bytes, std::span<std::vector<CompressorState>> streams,
                           std::string_view who);
+
+// loadResized() of an exchange whose state is its compressor states: a
+// worker the old run had keeps its own; an added worker takes worker 0's,
+// adopted (CompressorState::adoptForRank): the lost workers' residuals are
+// dropped, the added ones start from zero.
+void loadResizedCompressorStates(ConstBytes own, ConstBytes first,
+                                 std::span<std::vector<CompressorState>> streams, int rank,
+                                 std::string_view who);
 
 using ExchangePtr = std::unique_ptr<Exchange>;
 

@@ -10,6 +10,7 @@
 //   float count, floats.
 #include "tetrad/compress/compressor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -110,6 +111,14 @@ std::vector<float>& CompressorState::buffer(const std::string& name, size_t size
   std::vector<float>& values = buffers[name];
   if (values.size() != size) values.resize(size, 0.0f);
   return values;
+}
+
+void CompressorState::adoptForRank(int newRank) {
+  rank = newRank;
+  for (auto& [name, values] : buffers) {
+    if (name == "q") continue;  // PowerSGD's warm start: alike on every rank
+    std::fill(values.begin(), values.end(), 0.0f);
+  }
 }
 
 ByteBuffer CompressorState::serialize() const {

@@ -146,6 +146,13 @@ struct CompressorState {
 
   ByteBuffer serialize() const;
   static CompressorState deserialize(ConstBytes bytes);  // throws ProtocolError
+
+  // Makes another rank's state this `rank`'s, for a worker an elastic resize
+  // added (docs/reliability.md): its id becomes `rank`, the buffers that
+  // every rank holds alike (PowerSGD's "q") stay, this rank's private ones
+  // (error-feedback residuals, DGC's and Signum's momenta) are zeroed, the
+  // step count and shared seed stay (the ranks' streams stay in step).
+  void adoptForRank(int newRank);
 };
 
 // One tensor of a (possibly fused) vector: its range and shape.

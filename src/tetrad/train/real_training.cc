@@ -11,6 +11,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
 #include "tetrad/sched/registry.h"
+#include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/checkpoint/stop_signal.h"
 #include "tetrad/train/compute/compute_pool.h"
 #include "tetrad/train/compute/models.h"
@@ -66,7 +67,13 @@ int64_t countParameters(const std::string& model, int channels, int height, int 
   return makeModel(model, {channels, height, width, numClasses})->parameterCount();
 }
 
-TrainSummary runRealTraining(const ResolvedConfig& config) {
+TrainSummary runRealTraining(const ResolvedConfig& resolved) {
+  // A resumed run keeps the global batch of the run that started its folder
+  // (an elastic resize splits it over the workers it has now).
+  ResolvedConfig config = resolved;
+  if (!resolved.given.resume.empty()) {
+    config.batchWorkers = workersOfRunFolder(resolved.given.resume);
+  }
   const TrainConfig& c = config.given;
   const DataSplits data = loadData(dataOptionsFor(c));
   // One LibTorch thread per rank on the simulator (clean measured times);

@@ -75,6 +75,17 @@ int worldSizeFor(const ResolvedConfig& config, int workers) {
   return workers + config.arch.serverRanks;
 }
 
+int64_t globalBatchOf(const ResolvedConfig& config, int workers) {
+  const int base = config.batchWorkers > 0 ? config.batchWorkers : workers;
+  return int64_t(config.given.batchSize) * base;
+}
+
+int rankBatchOf(const ResolvedConfig& config, int rank, int workers) {
+  if (config.batchWorkers <= 0 || config.batchWorkers == workers) return config.given.batchSize;
+  const int64_t global = globalBatchOf(config, workers);
+  return int(global / workers + (rank < global % workers ? 1 : 0));
+}
+
 std::string configToJson(const ResolvedConfig& r, int workers) {
   const TrainConfig& c = r.given;
   nlohmann::ordered_json j;
@@ -107,10 +118,10 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["sim_threads"] = r.simThreads;
   j["epochs"] = c.epochs;
   j["batch_size"] = c.batchSize;
-  j["global_batch_size"] = int64_t(c.batchSize) * workers;
+  j["global_batch_size"] = globalBatchOf(r, workers);
   j["lr"] = c.lr;
   j["lr_scaling"] = c.lrScaling;
-  j["peak_lr"] = r.linearScaling ? c.lr * workers : c.lr;
+  j["peak_lr"] = r.linearScaling ? c.lr * double(globalBatchOf(r, workers) / c.batchSize) : c.lr;
   j["momentum"] = c.momentum;
   j["weight_decay"] = c.weightDecay;
   j["warmup_epochs"] = c.warmup;

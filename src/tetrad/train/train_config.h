@@ -144,7 +144,21 @@ struct ResolvedConfig {
   // boundaries (push-pull: there, each worker's guard checks alone).
   // Otherwise the signals keep their default action.
   bool stopsOnSignal = false;
+  // The worker count that --batch-size refers to; 0: the run's own. A run
+  // resumed on another worker count (an elastic resize, docs/reliability.md)
+  // keeps the global batch of the run that started its folder: --batch-size
+  // x that run's workers, split over the workers it has now
+  // (resumeBatchWorkers() in checkpoint_store.h sets it).
+  int batchWorkers = 0;
 };
+
+// The global batch of a run of `workers` workers: --batch-size x the worker
+// count it refers to (batchWorkers, else `workers`).
+int64_t globalBatchOf(const ResolvedConfig& config, int workers);
+// Rank `rank`'s share of the global batch: equal shares, the first
+// (global mod workers) ranks one sample more. --batch-size when the run
+// keeps its own worker count.
+int rankBatchOf(const ResolvedConfig& config, int rank, int workers);
 
 // Names accepted by --model (models.h builds each of them).
 const std::vector<std::string>& knownModels();

@@ -81,6 +81,9 @@ std::string TrainSummary::toJson() const {
     }
     j["allreduce_auto"] = {{"network", allreduceNetwork}, {"choices", choices}};
   }
+  const nlohmann::ordered_json resized =
+      nlohmann::ordered_json::parse(resizes, nullptr, /*allow_exceptions=*/false);
+  if (resized.is_array() && !resized.empty()) j["resizes"] = resized;
   j["updates_applied"] = updatesApplied;
   nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
   for (const auto& [staleness, count] : stalenessHistogram) {
@@ -198,7 +201,7 @@ TrainSummary summaryOf(const ResolvedConfig& config, const RankResult& r, Transp
   summary.iterations = r.iterations;
   summary.updatesApplied = r.updatesApplied;
   summary.epochs = r.epochs;
-  summary.globalBatch = int64_t(c.batchSize) * r.workers;
+  summary.globalBatch = globalBatchOf(config, r.workers);
   summary.finalAccuracy = r.finalAccuracy;
   summary.finalLoss = r.finalLoss;
   summary.targetAccuracy = c.targetAccuracy;
@@ -215,6 +218,7 @@ TrainSummary summaryOf(const ResolvedConfig& config, const RankResult& r, Transp
   }
   summary.stalenessHistogram = r.stalenessHistogram;
   summary.allreduceNetwork = r.allreduceNetwork;
+  summary.resizes = r.resizes;
   summary.codecCharge = config.codecCharge.describe();
   summary.allreduceChoices = r.allreduceChoices;
   return summary;

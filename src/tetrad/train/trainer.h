@@ -62,6 +62,8 @@ struct TrainSummary {
   // allreduce:auto: the network it predicted on and rank 0's choices.
   std::string allreduceNetwork;
   std::vector<AllreduceSelection> allreduceChoices;
+  // Elastic resizes on resume: a JSON array of {iteration, from, to}.
+  std::string resizes = "[]";
   // Forward/backward passes and optimizer steps run on the compute pool
   // (--sim-threads > 1, compute_pool.h); 0 when every pass ran inline.
   int64_t passesOnPool = 0;

@@ -99,6 +99,10 @@ class AllreduceExchange final : public Exchange {
   void loadState(ConstBytes state) override {
     loadCompressorStates(state, states_, fmt::format("rank {}: {}", transport_.rank(), spec()));
   }
+  void loadResized(ConstBytes own, ConstBytes first, int /*oldWorkers*/) override {
+    loadResizedCompressorStates(own, first, states_, transport_.rank(),
+                                fmt::format("rank {}: {}", transport_.rank(), spec()));
+  }
 
  private:
   // This rank's first non-finite element of the gradient, by flat offset.

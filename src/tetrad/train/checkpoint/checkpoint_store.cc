@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -71,6 +73,13 @@ void CheckpointStore::write(int64_t iteration, const CheckpointSections& section
     const fs::path file = pathOf(old, rank_);
     fs::remove(file, ec);
     fs::remove(fs::path(file.string() + ".tmp"), ec);
+    // Rank 0 also removes the files of ranks this run does not have (left
+    // by the run before an elastic resize).
+    for (int lost = workers_; rank_ == 0; ++lost) {
+      const fs::path extra = pathOf(old, lost);
+      if (!fs::exists(extra)) break;
+      fs::remove(extra, ec);
+    }
     fs::remove(file.parent_path(), ec);  // fails (harmlessly) while not empty
   }
   previous_ = iteration;
@@ -86,6 +95,22 @@ int64_t CheckpointStore::latestComplete() const {
   return -1;
 }
 
+CheckpointAt CheckpointStore::latestCompleteOfAnySize() const {
+  const std::set<int64_t> found = iterationsIn(folder());
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    if (!fs::exists(pathOf(*it, 0))) continue;
+    // A damaged file is an error (InvalidArgument naming it), as it is for
+    // a run of the same size: resuming silently from an older one would
+    // hide it.
+    const std::string origin = pathOf(*it, 0);
+    const int workers = workersOfWorldText(readCheckpointFile(origin).getText("world", origin));
+    bool complete = workers > 0;
+    for (int r = 1; r < workers && complete; ++r) complete = fs::exists(pathOf(*it, r));
+    if (complete) return {*it, workers};
+  }
+  return {};
+}
+
 int64_t CheckpointStore::newest() const {
   const std::set<int64_t> found = iterationsIn(folder());
   return found.empty() ? -1 : *found.rbegin();
@@ -93,6 +118,30 @@ int64_t CheckpointStore::newest() const {
 
 CheckpointSections CheckpointStore::read(int64_t iteration) const {
   return readCheckpointFile(pathOf(iteration, rank_));
+}
+
+CheckpointSections CheckpointStore::readOf(int64_t iteration, int rank) const {
+  return readCheckpointFile(pathOf(iteration, rank));
+}
+
+std::string worldText(int workers, int rank) {
+  return fmt::format("{} workers, rank {}", workers, rank);
+}
+
+int workersOfWorldText(const std::string& text) {
+  int workers = 0, rank = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d workers, rank %d%c", &workers, &rank, &tail) != 2) return 0;
+  return workers > 0 && rank >= 0 && rank < workers ? workers : 0;
+}
+
+int workersOfRunFolder(const std::string& runFolder) {
+  std::ifstream in(fs::path(runFolder) / "config.json");
+  if (!in) return 0;
+  const nlohmann::json config = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object() || !config.contains("workers") || !config["workers"].is_number_integer())
+    return 0;
+  return config["workers"].get<int>();
 }
 
 std::string runIdentity(const std::string& configJson) {

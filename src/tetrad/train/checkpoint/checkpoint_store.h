@@ -27,6 +27,12 @@
 
 namespace tetrad::train {
 
+// A complete checkpoint: its iteration (-1: none) and how many workers wrote it.
+struct CheckpointAt {
+  int64_t iteration = -1;
+  int workers = 0;
+};
+
 class CheckpointStore {
  public:
   CheckpointStore(std::string runFolder, int rank, int workers);
@@ -39,16 +45,32 @@ class CheckpointStore {
   void write(int64_t iteration, const CheckpointSections& sections);
   // The newest checkpoint every worker's file of which exists; -1 when none.
   int64_t latestComplete() const;
+  // The newest checkpoint every file of which exists, whatever the number of
+  // workers that wrote it (rank 0's file says how many): what an elastic
+  // resize continues from. InvalidArgument when a rank-0 file it reads is
+  // damaged.
+  CheckpointAt latestCompleteOfAnySize() const;
   // The newest checkpoint any file of which exists; -1 when none.
   int64_t newest() const;
   // This worker's file of checkpoint `iteration` (verified).
   CheckpointSections read(int64_t iteration) const;
+  // Worker `rank`'s file of it (verified): a resized run reads the old ranks'.
+  CheckpointSections readOf(int64_t iteration, int rank) const;
 
  private:
   std::string runFolder_;
   int rank_, workers_;
   int64_t previous_ = -1;  // the last checkpoint this worker wrote
 };
+
+// The section "world" of a worker's file: "4 workers, rank 1".
+std::string worldText(int workers, int rank);
+// The worker count of a "world" text; 0 when it is not one.
+int workersOfWorldText(const std::string& text);
+// The workers of the run that started `runFolder` (its config.json, kept
+// across resumes); 0 when it has none. A resumed run's global batch is
+// --batch-size times this count (ResolvedConfig::batchWorkers).
+int workersOfRunFolder(const std::string& runFolder);
 
 // The identity of a run from its config.json text; see the header comment.
 std::string runIdentity(const std::string& configJson);

@@ -54,8 +54,15 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
   }
   timer_ = std::make_unique<ComputeTimer>(config.compute, stragglerSlowdown(config, rank, workers),
                                           c.computeNoise, c.seed, rank);
-  stepsPerEpoch_ = train::stepsPerEpoch(data.train.size(), workers, c.batchSize);
-  batchFlops_ = 3.0 * model_->forwardFlops() * c.batchSize;
+  // An elastic resize keeps the global batch: this rank's share of it, and
+  // the weight that makes the mean of the ranks' mean gradients the global
+  // batch's mean gradient (1 when the shares are equal).
+  globalBatch_ = globalBatchOf(config, workers);
+  rankBatch_ = rankBatchOf(config, rank, workers);
+  lossWeight_ = double(rankBatch_) * workers / double(globalBatch_);
+  const int batchWorkers = config.batchWorkers > 0 ? config.batchWorkers : workers;
+  stepsPerEpoch_ = train::stepsPerEpoch(data.train.size(), batchWorkers, c.batchSize);
+  batchFlops_ = 3.0 * model_->forwardFlops() * rankBatch_;
   stepFlops_ = 4.0 * double(flat_->size());
   stageStepFlops_.assign(size_t(stageCount()), 0.0);
   for (size_t i = 0; i < flat_->slots().size(); ++i) {
@@ -154,10 +161,10 @@ double Replica::stepStage(int stage, double lr) {
 
 ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage)>& beforeStage) {
   useProcessThreadCount();
-  const int batch = config_.given.batchSize;
+  const int batch = rankBatch_;
   const int64_t epoch = step / stepsPerEpoch_;
   if (epoch != orderEpoch_) {
-    order_ = sampler_.epochOrder(epoch, size_t(stepsPerEpoch_) * size_t(batch));
+    order_ = sampler_.stepOrder(epoch, stepsPerEpoch_, globalBatch_, batch);
     orderEpoch_ = epoch;
   }
   const size_t first = size_t(step % stepsPerEpoch_) * size_t(batch);
@@ -176,6 +183,7 @@ ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage
   loss_ = torch::nn::functional::cross_entropy(x, labels);
   outcome.stageSeconds.back() += passClockNow() - start;
   outcome.loss = loss_.item<double>();
+  if (lossWeight_ != 1.0) loss_ = loss_ * lossWeight_;  // uneven shares (see the constructor)
   outcome.correct = double(x.argmax(1).eq(labels).sum().item<int64_t>());
   return outcome;
 }

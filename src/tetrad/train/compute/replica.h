@@ -145,6 +145,9 @@ class Replica final : public WorkerCompute {
   BatchBuilder testBatches_;
   std::unique_ptr<ComputeTimer> timer_;
   int64_t stepsPerEpoch_ = 0;
+  int64_t globalBatch_ = 0;
+  int rankBatch_ = 0;
+  double lossWeight_ = 1.0;
   int64_t orderEpoch_ = -1;
   std::vector<int64_t> order_;
   double batchFlops_ = 0;

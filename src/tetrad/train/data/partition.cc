@@ -95,6 +95,30 @@ size_t ShardSampler::shardSize() const {
   return spec_.kind == PartitionSpec::Kind::kIid ? samples_ / workers_ : shard_.size();
 }
 
+std::vector<int64_t> ShardSampler::stepOrder(int64_t epoch, int64_t steps, int64_t globalBatch,
+                                             int rankBatch) const {
+  const size_t length = size_t(steps) * size_t(rankBatch);
+  if (spec_.kind != PartitionSpec::Kind::kIid) return epochOrder(epoch, length);
+  TETRAD_CHECK(size_t(steps) * size_t(globalBatch) <= samples_ && rankBatch >= 1 &&
+                   int64_t(rank_) + int64_t(workers_) * (rankBatch - 1) < globalBatch,
+               InvalidArgument,
+               "rank {} of {}: {} steps of a global batch of {} ({} on this rank) do not fit {} "
+               "samples",
+               rank_, workers_, steps, globalBatch, rankBatch, samples_);
+  std::vector<int64_t> permutation(samples_);
+  std::iota(permutation.begin(), permutation.end(), 0);
+  std::mt19937_64 rng(mixSeed(seed_, kIidStream + uint64_t(epoch)));
+  shuffleInPlace(permutation, rng);
+  std::vector<int64_t> order;
+  order.reserve(length);
+  for (int64_t k = 0; k < steps; ++k) {
+    for (int j = 0; j < rankBatch; ++j) {
+      order.push_back(permutation[size_t(k * globalBatch + rank_ + int64_t(workers_) * j)]);
+    }
+  }
+  return order;
+}
+
 std::vector<int64_t> ShardSampler::epochOrder(int64_t epoch, size_t length) const {
   std::vector<int64_t> order;
   if (spec_.kind == PartitionSpec::Kind::kIid) {

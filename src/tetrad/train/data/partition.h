@@ -54,6 +54,15 @@ class ShardSampler {
   // This rank's sample indices for `epoch`, in visiting order; at least
   // `length` of them.
   std::vector<int64_t> epochOrder(int64_t epoch, size_t length) const;
+  // This rank's samples for the `steps` steps of `epoch` when every step
+  // takes `globalBatch` samples over all ranks, `rankBatch` of them this
+  // rank's: iid, step k covers positions [k*B, (k+1)*B) of the epoch's
+  // permutation and the rank takes positions k*B + rank + workers*j,
+  // j < rankBatch — with B = workers * rankBatch exactly epochOrder()'s
+  // sequence, and with uneven shares (an elastic resize) still every sample
+  // of a step once. Dirichlet: epochOrder() of steps * rankBatch samples.
+  std::vector<int64_t> stepOrder(int64_t epoch, int64_t steps, int64_t globalBatch,
+                                 int rankBatch) const;
   // Samples this rank owns (iid: its share of each epoch's permutation).
   size_t shardSize() const;
 

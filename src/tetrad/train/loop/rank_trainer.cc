@@ -143,7 +143,9 @@ void RankTrainer::setUpRun(Run& r) {
       world_.rank(),
       TimelineOptions{c.timeline == "on", c.timelineIterations, c.timelineIterations, 1000});
 
-  r.perEpoch = source_.stepsPerEpoch(r.workers, c.batchSize);
+  // An elastic resize keeps the global batch, so the steps of an epoch too.
+  const int batchWorkers = config_.batchWorkers > 0 ? config_.batchWorkers : r.workers;
+  r.perEpoch = source_.stepsPerEpoch(batchWorkers, c.batchSize);
   r.total = r.perEpoch * c.epochs;
   if (c.maxIters > 0) r.total = std::min(r.total, c.maxIters);
   r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.perEpoch / 20);
@@ -170,7 +172,8 @@ std::vector<ParameterSlot> RankTrainer::planBuckets(Run& r, bool worker) {
     for (int s = 0; s < r.compute->stageCount(); ++s) {
       stageFlops.push_back(r.compute->stageFlops(s));
     }
-    batchFlops = 3.0 * r.compute->forwardFlops() * c.batchSize;
+    // The largest share (rank 0's), so that every rank plans the same buckets.
+    batchFlops = 3.0 * r.compute->forwardFlops() * rankBatchOf(config_, 0, r.workers);
     // Identical replicas: rank 0's initial parameters everywhere (as DDP).
     broadcast(*r.group, r.compute->parameters(),
               {BroadcastAlgorithm::kBinomial, 0, r.broadcastTag});
@@ -230,7 +233,8 @@ void RankTrainer::makeRunExchange(Run& r, bool worker, const std::vector<Paramet
 void RankTrainer::trainAsWorker(Run& r, const std::vector<ParameterSlot>& slots) {
   const TrainConfig& c = config_.given;
   const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
-  const double peak = config_.linearScaling ? c.lr * r.workers : c.lr;
+  const double peak =
+      config_.linearScaling ? c.lr * double(globalBatchOf(config_, r.workers) / c.batchSize) : c.lr;
   r.schedule =
       std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.perEpoch, r.total);
   // Collective evaluation: each worker its share; push-pull: rank 0 alone.
@@ -302,13 +306,14 @@ void RankTrainer::collectTotals(Run& r, RankRole role) {
     r.result.updatesApplied = std::max(r.result.updatesApplied, t.updatesApplied);
   }
   r.result.workers = r.workers;
+  r.result.resizes = r.resizes;
   if (pushPull) {
     r.result.iterations = r.result.updatesApplied / r.workers;
     r.result.samples = r.result.updatesApplied * c.batchSize;
   } else {
-    r.result.samples = r.result.iterations * r.workers * c.batchSize;
+    r.result.samples = r.result.iterations * globalBatchOf(config_, r.workers);
   }
-  r.result.epochs = double(r.result.samples) / double(r.perEpoch * r.workers * c.batchSize);
+  r.result.epochs = double(r.result.samples) / double(r.perEpoch * globalBatchOf(config_, r.workers));
   r.result.trainTime = r.meter->trainTime();
   // A nominal replica's distance is of seeded values (its messages are sent).
   if (worker && r.compute->computesValues()) r.result.consensusDistance = r.lastConsensus;

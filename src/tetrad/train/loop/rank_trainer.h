@@ -51,6 +51,8 @@
 namespace tetrad::train {
 
 class ComputePool;
+struct CheckpointAt;
+struct LoopState;
 class ComputeSource;
 class PassLookahead;
 class PendingPass;
@@ -86,6 +88,8 @@ struct RankResult {
   // allreduce:auto: the network its choices were predicted on, and rank 0's
   // choice per vector size (allreduce_auto.h); empty otherwise.
   std::string allreduceNetwork;
+  // Elastic resizes on resume, as a JSON array of {iteration, from, to}.
+  std::string resizes = "[]";
   std::vector<AllreduceSelection> allreduceChoices;
 };
 
@@ -109,6 +113,9 @@ class RankTrainer {
 
  private:
   struct Run;  // the state of one run (rank_trainer.cc)
+  // The loop's part of a checkpoint (loop_state.h).
+  friend LoopState loopStateOf(const Run& run, int64_t iteration);
+  friend void applyLoopState(Run& run, const LoopState& state);
   // The phases of run(), in order (rank_trainer.cc).
   void setUpRun(Run& run);
   std::vector<ParameterSlot> planBuckets(Run& run, bool worker);
@@ -160,6 +167,8 @@ class RankTrainer {
   bool openCheckpointStore(Run& run);
   void restoreCheckpoint(Run& run);  // collective: every worker fails alike
   int64_t loadCheckpoint(Run& run);  // this worker's file; returns its iteration
+  // A checkpoint of another worker count (rank_trainer_resize.cc).
+  int64_t loadResized(Run& run, const CheckpointAt& at);
   void saveCheckpoint(Run& run, int64_t iteration);
   // --checkpoint-every's iterations (and epoch ends), the last excluded.
   bool checkpointDue(const Run& run, int64_t iteration, bool epochEnd) const;

@@ -33,58 +33,11 @@
 #include "tetrad/collectives/broadcast.h"
 #include "tetrad/core/error.h"
 #include "tetrad/train/checkpoint/stop_signal.h"
+#include "tetrad/train/loop/loop_state.h"
 #include "tetrad/train/loop/rank_trainer_run.h"
 
 namespace tetrad::train {
 namespace {
-
-// The loop's state, in the order written.
-struct LoopState {
-  // iteration: of the collective loop, or this worker's local steps under
-  // push-pull (whose global iterations, from the servers' count, are `global`).
-  int64_t iteration = 0, global = 0, mixSteps = 0, lastEval = -1, skipped = 0;
-  double lastTest = -1, lastConsensus = -1;
-  RankResult result;
-  std::vector<float> anchor;
-};
-
-ByteBuffer saveLoop(const LoopState& s) {
-  ByteBuffer bytes;
-  bytes.reserve(128 + s.anchor.size() * sizeof(float));
-  ByteWriter out(bytes);
-  for (int64_t value : {s.iteration, s.global, s.mixSteps, s.lastEval, s.skipped,
-                        s.result.iterationsToTarget, s.result.skippedSteps}) {
-    out.put(value);
-  }
-  for (double value :
-       {s.lastTest, s.lastConsensus, s.result.finalAccuracy, s.result.finalLoss,
-        s.result.finalOwnAccuracy, s.result.consensusDistance, s.result.timeToTarget}) {
-    out.put(value);
-  }
-  out.put<uint64_t>(s.anchor.size());
-  out.putBytes(std::as_bytes(std::span(s.anchor)));
-  return bytes;
-}
-
-LoopState loadLoop(ConstBytes bytes) {
-  ByteReader in(bytes);
-  LoopState s;
-  for (int64_t* value : {&s.iteration, &s.global, &s.mixSteps, &s.lastEval, &s.skipped,
-                         &s.result.iterationsToTarget, &s.result.skippedSteps}) {
-    *value = in.get<int64_t>("loop counter");
-  }
-  for (double* value :
-       {&s.lastTest, &s.lastConsensus, &s.result.finalAccuracy, &s.result.finalLoss,
-        &s.result.finalOwnAccuracy, &s.result.consensusDistance, &s.result.timeToTarget}) {
-    *value = in.get<double>("loop value");
-  }
-  const auto count = in.get<uint64_t>("anchor size");
-  const ConstBytes anchor = in.getBytes(size_t(count) * sizeof(float), "anchor");
-  s.anchor.resize(size_t(count));
-  std::memcpy(s.anchor.data(), anchor.data(), anchor.size());
-  in.expectEnd("loop state");
-  return s;
-}
 
 constexpr size_t kMaxFolderBytes = 4096;  // PATH_MAX on Linux
 
@@ -143,7 +96,7 @@ bool RankTrainer::openCheckpointStore(Run& r) {
 void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
   CheckpointSections sections;
   sections.putText("identity", runIdentity(configToJson(config_, r.workers)));
-  sections.putText("world", fmt::format("{} workers, rank {}", r.workers, world_.rank()));
+  sections.putText("world", worldText(r.workers, world_.rank()));
   sections.put("replica", r.compute->saveState());
   // Taking the exchange's state may cost traffic and time (servers, passive
   // tasks): not training. The meter's books and the clock after it, with
@@ -153,17 +106,8 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
   r.meter->endEval();
   sections.put("meter", r.meter->saveState());
   sections.put("clock", doubleBytes(world_.now()));
-  LoopState loop;
-  loop.iteration = iteration;
-  loop.global = r.global;
-  loop.mixSteps = r.mixSteps;
-  loop.lastEval = r.lastEval;
-  loop.skipped = r.guard ? r.guard->skipped() : 0;
-  loop.lastTest = r.lastTest;
-  loop.lastConsensus = r.lastConsensus;
-  loop.result = r.result;
-  loop.anchor = r.anchor;
-  sections.put("loop", saveLoop(loop));
+  sections.put("loop", saveLoop(loopStateOf(r, iteration)));
+  sections.putText("resizes", r.resizes);
   if (r.errorProbe) sections.put("compression error", r.errorProbe->saveState());
   if (recorder_) {
     ByteBuffer bytes;
@@ -201,12 +145,17 @@ void RankTrainer::restoreCheckpoint(Run& r) {
   // The simulated clock back to the instant the checkpoint was taken (set-up
   // and the agreement above took less), then the meter's books on it.
   if (world_.simulatedClock()) sleepUntilExactly(world_, r.resumeClock);
-  r.meter->loadState(r.resumeMeter);
+  // A worker an elastic resize added took worker 0's books, without its traffic.
+  r.meter->loadState(r.resumeMeter, r.resizedFrom > 0 && world_.rank() >= r.resizedFrom);
   // Only now, once every worker accepted its file, is the run folder changed.
   if (recorder_) recorder_->resumeMetricsAt(r.resumeMetricsBytes);
   if (recorder_) {
-    std::fprintf(stderr, "tetrad: resuming %s from iteration %lld\n", folder.c_str(),
-                 static_cast<long long>(at));
+    const std::string resized =
+        r.resizedFrom > 0 ? fmt::format(" on {} workers (the checkpoint's: {})", r.workers,
+                                        r.resizedFrom)
+                          : "";
+    std::fprintf(stderr, "tetrad: resuming %s from iteration %lld%s\n", folder.c_str(),
+                 static_cast<long long>(at), resized.c_str());
     std::fflush(stderr);
   }
 }
@@ -221,7 +170,9 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
                  "--resume {}: the checkpoint was written by another configuration: {}", folder,
                  mismatch);
   };
-  const int64_t at = store.latestComplete();
+  const CheckpointAt found = store.latestCompleteOfAnySize();
+  if (found.iteration >= 0 && found.workers != r.workers) return loadResized(r, found);
+  const int64_t at = found.iteration;
   if (at < 0) {
     // Incomplete for this run: of another world size, or cut short. Rank 0's
     // file of the newest checkpoint, when there is one, says which.
@@ -230,13 +181,13 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     if (!first.empty() && std::filesystem::exists(first)) {
       checkIdentity(readCheckpointFile(first), first);
     }
-    TETRAD_FAIL(InvalidArgument, "--resume {}: no complete checkpoint of {} workers in {}", folder,
-                r.workers, store.folder());
+    TETRAD_FAIL(InvalidArgument, "--resume {}: no complete checkpoint in {}", folder,
+                store.folder());
   }
   const std::string origin = store.pathOf(at, world_.rank());
   const CheckpointSections sections = store.read(at);
   checkIdentity(sections, origin);
-  const std::string world = fmt::format("{} workers, rank {}", r.workers, world_.rank());
+  const std::string world = worldText(r.workers, world_.rank());
   TETRAD_CHECK(sections.getText("world", origin) == world, InvalidArgument,
                "--resume {}: checkpoint {} is of {}; this is {}", folder, origin,
                sections.getText("world", origin), world);
@@ -254,22 +205,8 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
     const ConstBytes meter = sections.get("meter", origin);
     r.resumeMeter.assign(meter.begin(), meter.end());
     r.meter->loadState(r.resumeMeter);
-    r.firstIteration = loop.iteration;
-    r.global = loop.global;
-    r.result.iterations = r.sync->mode() == SyncMode::kPushPull ? loop.global : loop.iteration;
-    r.mixSteps = loop.mixSteps;
-    r.lastEval = loop.lastEval;
-    r.lastTest = loop.lastTest;
-    r.lastConsensus = loop.lastConsensus;
-    r.result.finalAccuracy = loop.result.finalAccuracy;
-    r.result.finalLoss = loop.result.finalLoss;
-    r.result.finalOwnAccuracy = loop.result.finalOwnAccuracy;
-    r.result.consensusDistance = loop.result.consensusDistance;
-    r.result.timeToTarget = loop.result.timeToTarget;
-    r.result.iterationsToTarget = loop.result.iterationsToTarget;
-    r.result.skippedSteps = loop.result.skippedSteps;
-    if (r.guard) r.guard->restoreSkipped(loop.skipped);
-    r.anchor = loop.anchor;
+    applyLoopState(r, loop);
+    if (sections.has("resizes")) r.resizes = sections.getText("resizes", origin);
     if (r.errorProbe) r.errorProbe->loadState(sections.get("compression error", origin));
     if (recorder_) {
       ByteReader metrics(sections.get("metrics", origin));

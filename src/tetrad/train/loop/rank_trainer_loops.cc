@@ -143,7 +143,7 @@ void RankTrainer::runCollective(Run& r) {
     }
     if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};
-    if (!skip) r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
+    if (!skip) r.meter->addBatch(batch.loss, batch.correct, rankBatchOf(config_, world_.rank(), r.workers));
     // The compressor on this gradient: at the first iteration and before
     // each evaluation (wall time only; the simulated clock does not move).
     const int64_t every = config_.given.evalEvery;
@@ -227,7 +227,7 @@ void RankTrainer::runPushPull(Run& r) {
     // the pass must see the model as it is when it starts (inline).
     const BatchOutcome batch = computeBatch(r, step, computeStart, mixes);
     guardPushPull(r, global, batch.loss);  // before the update is pushed
-    r.meter->addBatch(batch.loss, batch.correct, config_.given.batchSize);
+    r.meter->addBatch(batch.loss, batch.correct, rankBatchOf(config_, world_.rank(), r.workers));
     applyStep(r, lr, mixes);
     r.timeline->add(TimelineTrack::kCompute, "forward+backward+optimizer", "compute", computeStart,
                     world_.now(), step);

@@ -51,7 +51,7 @@ void RankTrainer::runOverlapped(Run& r) {
       if (r.result.status != RunStatus::kFinished) break;
     }
     if (!skip) {
-      r.meter->addBatch(forward.loss, forward.correct, config_.given.batchSize);
+      r.meter->addBatch(forward.loss, forward.correct, rankBatchOf(config_, world_.rank(), r.workers));
       overlap.setPendingStep(lr);
     }
 

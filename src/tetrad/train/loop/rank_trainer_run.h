@@ -69,6 +69,11 @@ struct RankTrainer::Run {
   double resumeClock = 0;      // a resumed run: the checkpoint's clock and meter
   ByteBuffer resumeMeter;
   uint64_t resumeMetricsBytes = 0;  // rank 0: metrics.jsonl's length at the checkpoint
+  // An elastic resize (rank_trainer_resize.cc): the worker count of the
+  // checkpoint this run resumed from (0: none, or the same count), and the
+  // resizes of the run so far as a JSON array (checkpointed; summary.json).
+  int resizedFrom = 0;
+  std::string resizes = "[]";
   std::vector<float> anchor;
   int64_t mixSteps = 0;
   // Rank 0 of a simulated collective run with a compressor: the compressor

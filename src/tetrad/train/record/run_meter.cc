@@ -144,7 +144,7 @@ ByteBuffer RunMeter::saveState() const {
   return bytes;
 }
 
-void RunMeter::loadState(ConstBytes state) {
+void RunMeter::loadState(ConstBytes state, bool asNewRank) {
   ByteReader in(state);
   const auto savedNow = in.get<double>("clock");
   const auto savedStart = in.get<double>("start");
@@ -167,6 +167,16 @@ void RunMeter::loadState(ConstBytes state) {
   }
   windowMaxStaleness_ = in.get<int64_t>("window staleness");
   in.expectEnd("meter state");
+  if (asNewRank) {
+    sentAtStart_ = world_.traffic().totalBytesSent();
+    receivedAtStart_ = world_.traffic().totalBytesReceived();
+    codecTime_ = 0;
+    for (double* value : {&computeTime_, &commTime_, &windowLoss_, &windowCorrect_,
+                          &windowSamples_, &windowStaleness_, &windowUpdates_}) {
+      *value = 0;
+    }
+    windowMaxStaleness_ = 0;
+  }
 }
 
 std::vector<RankTotals> gatherTotals(Transport& world, const RankTotals& mine, Tag tag,

@@ -81,7 +81,10 @@ class RunMeter {
   // saved value (exactly when the clock was brought back to the saved
   // instant, as a resumed simulation is), traffic at the saved counts.
   ByteBuffer saveState() const;
-  void loadState(ConstBytes state);
+  // `asNewRank`: another worker's books taken by a worker an elastic resize
+  // added — its clock and training time, none of its traffic, compute,
+  // communication or metrics window.
+  void loadState(ConstBytes state, bool asNewRank = false);
 
  private:
   using Clock = std::chrono::steady_clock;
