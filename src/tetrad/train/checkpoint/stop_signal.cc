@@ -32,11 +32,13 @@ StopSignalScope::StopSignalScope() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &previousInt_);
   sigaction(SIGTERM, &action, &previousTerm_);
+  sigaction(SIGUSR1, &action, &previousUsr1_);
 }
 
 StopSignalScope::~StopSignalScope() {
   sigaction(SIGINT, &previousInt_, nullptr);
   sigaction(SIGTERM, &previousTerm_, nullptr);
+  sigaction(SIGUSR1, &previousUsr1_, nullptr);
 }
 
 int pendingStopSignal(int64_t iteration) {
@@ -48,6 +50,7 @@ int pendingStopSignal(int64_t iteration) {
 std::string signalName(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
+  if (signal == SIGUSR1) return "SIGUSR1";
   return "signal " + std::to_string(signal);
 }
 

@@ -1,6 +1,8 @@
 // Stop signals: SIGINT and SIGTERM ask a training run to stop cleanly —
 // finish the current iteration, write a checkpoint, exit non-zero — instead
-// of killing the process (docs/reliability.md).
+// of killing the process (docs/reliability.md). SIGUSR1 does the same: it is
+// the signal mpirun forwards to every rank of its job, which `tetrad
+// elastic` sends to grow a job at its next checkpoint.
 //
 // StopSignalScope installs the handlers for its lifetime (and restores the
 // previous ones); the handler only records the signal. The worker loop
@@ -32,9 +34,10 @@ class StopSignalScope {
  private:
   struct sigaction previousInt_ {};
   struct sigaction previousTerm_ {};
+  struct sigaction previousUsr1_ {};
 };
 
-// The stop signal received (SIGINT or SIGTERM), or 0; `iteration` (from 1)
+// The stop signal received (SIGINT, SIGTERM or SIGUSR1), or 0; `iteration` (from 1)
 // serves the test hook.
 int pendingStopSignal(int64_t iteration);
 // "SIGINT", "SIGTERM" or "signal N".
