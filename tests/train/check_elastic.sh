@@ -10,7 +10,9 @@
 #   2. with --min-workers 2, kill rank 2, then once the job runs on 2
 #      workers kill one more: the supervisor stops with one line naming
 #      --min-workers, exit status 1, and the checkpoint it names resumes
-#      (mpirun -np 2 ... --resume) to the end.
+#      (mpirun -np 2 ... --resume) to the end;
+#   3. a discovery command that offers 2 slots, then 3: the job grows to 3
+#      workers at its next iteration and finishes there.
 tetrad=$1
 out=$2
 shift 2
@@ -100,4 +102,22 @@ echo "$line" | grep -q "below --min-workers 2; the last checkpoint (iteration [0
 $mpirun -np 2 "$tetrad" train --cluster mpi "$@" --checkpoint-every 24 --resume "$run" \
   > "$out/below-resumed.log" 2>&1 || { cat "$out/below-resumed.log"; fail "the checkpoint did not resume"; }
 grep -q '"status": "finished"' "$run/summary.json" || fail "the resumed run did not finish"
+
+# 3. Growth: discovery offers 2 slots, then 3; the job grows at the next
+# iteration (SIGUSR1 through mpirun: every rank checkpoints and stops).
+run="$out/grow"
+echo "localhost:2" > "$out/hosts"
+"$tetrad" elastic --min-workers 2 --max-workers 3 --checkpoint-every 24 --out "$run" \
+  --host-discovery "cat $out/hosts" --discovery-interval 0.5 --mpirun "$mpirun" \
+  -- train "$@" > "$run.log" 2>&1 &
+pid=$!
+wait_checkpoint "$run" 24
+echo "localhost:3" > "$out/hosts"
+wait $pid
+status=$?
+cat "$run.log"
+[ "$status" = 0 ] || fail "exit status $status after growing, 0 expected"
+grep -q '"event":"grow"' "$run/elastic.jsonl" || fail "elastic.jsonl has no grow event"
+[ "$(field "$run" workers)" = 3 ] || fail "summary.json: workers $(field "$run" workers) after growing, 3 expected"
+grep -q '"from": 2' "$run/summary.json" || fail "summary.json records no resize from 2"
 echo "check_elastic: PASS (accuracy $got, uninterrupted $whole)"

@@ -234,6 +234,9 @@ int ElasticSupervisor::launch(Attempt& a) {
       a.growRequested = true;
       a.grownWorkers = more;
       ::kill(child.pid(), SIGUSR1);
+      std::printf("tetrad elastic: %d slots offered; growing to %d workers at the next iteration\n",
+                  totalSlots(offered), more);
+      std::fflush(stdout);
       event(Json{{"event", "grow"}, {"from", a.workers}, {"to", more}, {"time", nowSeconds()}}
                 .dump());
     }
