@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/gnuplot.h"
@@ -55,6 +56,37 @@ std::string mapSection(const std::string& dir) {
          "![map_time](map_time.png) ([SVG](map_time.svg))\n\n";
 }
 
+// Runs resized by an elastic resume (`tetrad elastic`, or --resume on
+// another worker count): their resizes and what the supervisor lost.
+std::string elasticSection(const std::vector<RunRecord>& records) {
+  std::string rows;
+  for (const RunRecord& r : records) {
+    const std::vector<ResizeMark> marks = readResizes(r.folder);
+    const nlohmann::json extra =
+        nlohmann::json::parse(r.extraJson.empty() ? "{}" : r.extraJson, nullptr, false);
+    const bool supervised = extra.is_object() && extra.contains("elastic");
+    if (marks.empty() && !supervised) continue;
+    std::string resizes;
+    for (const ResizeMark& m : marks) {
+      resizes += fmt::format("{}{} -> {} at iteration {}", resizes.empty() ? "" : "; ", m.from,
+                             m.to, m.iteration);
+    }
+    std::string lost = "-";
+    if (supervised) {
+      const nlohmann::json& e = extra["elastic"];
+      lost = fmt::format("{} restarts, {} iterations, {:.1f} s", e.value("restarts", 0),
+                         e.value("iterations_lost", int64_t(0)), e.value("seconds_lost", 0.0));
+    }
+    rows += fmt::format("| `{}` | {} | {} | {} |\n", r.name, r.workers,
+                        resizes.empty() ? "-" : resizes, lost);
+  }
+  if (rows.empty()) return "";
+  return "\n## Elastic runs\n\nRuns resumed on another worker count (docs/reliability.md, "
+         "\"Elastic training\"); the accuracy-against-time plots mark each resize.\n\n"
+         "| run | final workers | resizes | lost (tetrad elastic) |\n|---|---|---|---|\n" +
+         rows;
+}
+
 }  // namespace
 
 ReportFiles writeReport(const std::string& dir) {
@@ -93,7 +125,8 @@ ReportFiles writeReport(const std::string& dir) {
       "and seeds (columns: docs/experiments.md).\n\n",
       dir, files.runs, files.finished);
   files.winners = winnersLine(groups);
-  markdown += files.tables + plotLinks(plots.images) + mapSection(dir) + unfinished(records);
+  markdown += files.tables + plotLinks(plots.images) + mapSection(dir) + elasticSection(records) +
+              unfinished(records);
   if (!files.winners.empty()) markdown += "\n" + files.winners;
   files.markdownPath = (fs::path(dir) / "report.md").string();
   writeText(files.markdownPath, markdown);

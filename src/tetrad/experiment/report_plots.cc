@@ -116,6 +116,24 @@ struct ClusterCurves {
   std::vector<std::vector<MeanPoint>> curves;
 };
 
+// Dashed vertical lines at the training times where a method's first run
+// was resized (an elastic resume on another worker count), labelled W->W'.
+std::string resizeMarks(const ClusterGroup& group) {
+  std::string marks;
+  for (size_t i = 0; i < group.rows.size(); ++i) {
+    if (group.rows[i].curveFolders.empty()) continue;
+    for (const ResizeMark& mark : readResizes(group.rows[i].curveFolders.front())) {
+      if (std::isnan(mark.trainTime)) continue;
+      marks += fmt::format(
+          "set arrow from {0}, graph 0 to {0}, graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"
+          "set label {1} at {0}, graph 0.05 offset 0.5, 0 textcolor rgb 'gray40'\n",
+          mark.trainTime,
+          quoted(fmt::format("{}: {}->{} workers", group.rows[i].method, mark.from, mark.to)));
+    }
+  }
+  return marks;
+}
+
 // Accuracy curves of one cluster against time (column 1) and bytes
 // (column 2): per method the mean over seeds (column 3) and, with several
 // seeds, a band of ± one standard deviation (columns 4 and 5).
@@ -164,9 +182,9 @@ ClusterCurves addCurves(PlotBuilder& plots, const ClusterGroup& group, const std
   const std::string title = fmt::format(
       "set title {}\n",
       quoted(fmt::format("{}: {}, {} workers", group.cluster, group.spec, group.workers)));
-  plots.plot(
-      "accuracy_time-" + safe,
-      title + "set xlabel 'training time (s)'\nset ylabel 'test accuracy'\n" + plotCommand("1"));
+  plots.plot("accuracy_time-" + safe,
+             title + "set xlabel 'training time (s)'\nset ylabel 'test accuracy'\n" +
+                 resizeMarks(group) + plotCommand("1") + "unset arrow\nunset label\n");
   plots.plot("accuracy_bytes-" + safe,
              title + (positiveBytes ? "set logscale x\n" : "") +
                  "set xlabel 'bytes sent by rank 0 (MiB)'\nset ylabel 'test accuracy'\n" +

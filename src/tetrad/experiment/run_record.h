@@ -67,7 +67,7 @@ struct RunRecord {
   std::string retimedFrom;
   std::string baseline16;  // run.json: the sweep's 16-bit baseline label
   // Optional summary fields kept verbatim (JSON text, "" when absent):
-  // staleness_histogram, bytes_sent_by_role.
+  // staleness_histogram, bytes_sent_by_role, resizes, elastic.
   std::string extraJson;
 };
 
@@ -94,6 +94,15 @@ RunRecord readRunFolder(const std::string& folder);
 // Every sub-folder of `dir` holding run.json, config.json or summary.json,
 // ordered by cluster, method (their order in the sweep file) and seed.
 std::vector<RunRecord> readRunFolders(const std::string& dir);
+
+// An elastic resize of a run (summary.json's "resizes", written when a run
+// resumed on another worker count; train/loop/rank_trainer_resize.cc).
+struct ResizeMark {
+  int64_t iteration = 0;
+  int from = 0, to = 0;
+  double trainTime = kMissing;  // training time at the resize
+};
+std::vector<ResizeMark> readResizes(const std::string& folder);
 
 // The evaluations recorded in `folder`/metrics.jsonl, in file order.
 std::vector<EvalPoint> readEvalCurve(const std::string& folder);

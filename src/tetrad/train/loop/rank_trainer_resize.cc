@@ -87,7 +87,10 @@ int64_t RankTrainer::loadResized(Run& r, const CheckpointAt& at) {
                              : nlohmann::json::array();
     TETRAD_CHECK(resizes.is_array(), InvalidArgument, "checkpoint {}: its resizes are not a list",
                  origin);
-    resizes.push_back({{"iteration", at.iteration}, {"from", at.workers}, {"to", r.workers}});
+    resizes.push_back({{"iteration", at.iteration},
+                       {"from", at.workers},
+                       {"to", r.workers},
+                       {"train_time", r.meter->trainTime()}});
     r.resizes = resizes.dump();
   } catch (const ProtocolError& e) {
     TETRAD_FAIL(InvalidArgument, "checkpoint {} is damaged: {}", origin, e.what());
