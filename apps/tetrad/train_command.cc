@@ -174,7 +174,13 @@ void addRunOptions(CLI::App* cmd, train::TrainConfig& c) {
       ->capture_default_str();
   cmd->add_option("--resume", c.resume,
                   "Continue the run in folder RUNDIR from its newest complete checkpoint (give "
-                  "the same flags as the run that wrote it)");
+                  "the same flags as the run that wrote it; another --workers resizes it)");
+  cmd->add_option("--membership", c.membership,
+                  "Simulated churn: leave[:K]@ITER, join[:K]@ITER, ...@SECONDSs, comma-separated "
+                  "(docs/reliability.md)");
+  cmd->add_option("--churn-restart", c.churnRestart,
+                  "Simulated seconds each --membership change costs (detection and restart)")
+      ->capture_default_str();
 }
 
 }  // namespace

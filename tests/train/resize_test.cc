@@ -13,9 +13,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/trainer.h"
 #include "train_test_util.h"
 
 namespace tetrad::train {
@@ -139,6 +141,52 @@ TEST(ResizeRefusal, PushPullRunsAreRefusedNamingTheRule) {
     EXPECT_NE(std::string(e.what()).find("resizing a push-pull run"), std::string::npos)
         << e.what();
   }
+}
+
+// Churn in simulation (train/churn_run.cc): a leave and a join on a
+// simulated cluster; the run finishes on the final count with every change
+// in summary.json and metrics.jsonl, the leave's iterations since its
+// checkpoint done again and every change's restart counted as training time.
+TEST(Churn, ALeaveAndAJoinFinishWithTheirEventsRecorded) {
+  at::set_num_threads(1);
+  TrainConfig c = testing::equivalenceConfig("mlp", 8, 96, "ring");
+  c.workers = 4;
+  c.checkpointEvery = 16;
+  c.compute = "fixed:5ms";
+  c.membership = "leave:1@40,join:2@70";
+  c.churnRestart = 3;
+  c.out = testing::makeTempDir("churn");
+  const TrainSummary churned = runTraining(c);
+  EXPECT_EQ(churned.status, RunStatus::kFinished);
+  EXPECT_EQ(churned.workers, 5);
+  EXPECT_EQ(churned.iterations, 96);
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(c.out + "/summary.json"));
+  ASSERT_EQ(summary["membership"].size(), 2u) << summary.dump();
+  const nlohmann::json& leave = summary["membership"][0];
+  EXPECT_EQ(leave["event"], "leave");
+  EXPECT_EQ(leave["at_iteration"], 40);
+  EXPECT_EQ(leave["resumed_from"], 32);  // the checkpoint before the loss
+  EXPECT_EQ(leave["iterations_lost"], 8);
+  EXPECT_GT(leave["seconds_lost"].get<double>(), 3.0);  // the restart and 8 iterations
+  const nlohmann::json& join = summary["membership"][1];
+  EXPECT_EQ(join["event"], "join");
+  EXPECT_EQ(join["resumed_from"], 70);
+  EXPECT_NEAR(join["seconds_lost"].get<double>(), 3.0, 1e-9);
+  ASSERT_EQ(summary["resizes"].size(), 2u);
+  EXPECT_EQ(summary["resizes"][1]["to"], 5);
+  int notes = 0;
+  std::ifstream metrics(c.out + "/metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) {
+    notes += nlohmann::json::parse(line)["kind"] == "membership" ? 1 : 0;
+  }
+  EXPECT_EQ(notes, 2);
+  // The lost time is training time: more than the same run without churn.
+  TrainConfig steady = c;
+  steady.membership.clear();
+  steady.out = testing::makeTempDir("churn-steady");
+  const TrainSummary plain = runTraining(steady);
+  EXPECT_GT(churned.trainTime, plain.trainTime + 6.0);
+  EXPECT_NEAR(churned.finalAccuracy, plain.finalAccuracy, 0.1);
 }
 
 }  // namespace

@@ -32,6 +32,10 @@ const std::vector<SettingKey>& settingKeys() {
       {"stragglers", "--straggler", kStringList},
       {"compute_noise", "--compute-noise", kNumber},
       {"threads", "--threads", kInteger},
+      // Churn (train/membership.h): a scenario of leaves and joins.
+      {"membership", "--membership", kString},
+      {"churn_restart", "--churn-restart", kNumber},
+      {"checkpoint_every", "--checkpoint-every", kInteger},
       // Optimisation.
       {"epochs", "--epochs", kInteger},
       {"batch_size", "--batch-size", kInteger},

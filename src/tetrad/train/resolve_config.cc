@@ -250,6 +250,27 @@ void resolveOptimizer(const TrainConfig& c, ResolvedConfig& r) {
                c.psPartition);
 }
 
+// --membership (membership.h): a simulated, checkpointed, collective run.
+void resolveMembership(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {
+  TETRAD_CHECK(c.churnRestart >= 0 && std::isfinite(c.churnRestart), InvalidArgument,
+               "invalid --churn-restart {}: seconds >= 0", c.churnRestart);
+  if (c.membership.empty()) return;
+  r.membership = parseMembership(c.membership);
+  TETRAD_CHECK(!r.mpi, InvalidArgument,
+               "--membership simulates churn on a simulated cluster; under MPI, run the job "
+               "under `tetrad elastic`");
+  TETRAD_CHECK(!c.timingOnly, InvalidArgument,
+               "--membership with --timing-only: churn resumes from checkpoints of a model");
+  TETRAD_CHECK(c.checkpointEvery > 0, InvalidArgument,
+               "--membership needs --checkpoint-every N: a lost worker's run resumes from the "
+               "newest checkpoint");
+  TETRAD_CHECK(sync.mode() != SyncMode::kPushPull, Unsupported,
+               "--membership with --sync {}: resizing a push-pull run is not supported yet",
+               r.sync);
+  TETRAD_CHECK(c.resume.empty(), InvalidArgument,
+               "--membership with --resume: churn is simulated from the start of a run");
+}
+
 // Evaluation, logging, timeline, the non-finite guard and checkpoints.
 void resolveRecording(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {
   TETRAD_CHECK(c.evalEvery >= 0 && c.logEvery >= 0 && c.maxIters >= 0, InvalidArgument,
@@ -294,6 +315,7 @@ void resolveRecording(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy&
   const bool wantsCheckpoints = c.checkpointEvery > 0 || !c.resume.empty();
   TETRAD_CHECK(!wantsCheckpoints || !c.timingOnly, InvalidArgument,
                "--checkpoint-every/--resume: a --timing-only run has no model to checkpoint");
+  resolveMembership(c, r, sync);
 }
 
 void resolveNetwork(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {

@@ -141,6 +141,10 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["timing_only"] = c.timingOnly;
   j["timeline"] = c.timeline;
   j["checkpoint_every"] = c.checkpointEvery;
+  if (!c.membership.empty()) {
+    j["membership"] = c.membership;
+    j["churn_restart"] = c.churnRestart;
+  }
   return j.dump(2);
 }
 

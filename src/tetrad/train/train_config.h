@@ -24,6 +24,7 @@
 #include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
+#include "tetrad/train/membership.h"
 #include "tetrad/train/loop/codec_charge.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
@@ -104,6 +105,10 @@ struct TrainConfig {
   // (0: only on SIGINT/SIGTERM); --resume RUNDIR continues that run.
   int64_t checkpointEvery = 0;
   std::string resume;
+  // Churn in simulation (membership.h): "leave:K@I,join@I,...", and the
+  // simulated seconds each change costs.
+  std::string membership;
+  double churnRestart = 5;
 };
 
 // The configuration parsed once into typed values; see the header comment.
@@ -150,6 +155,18 @@ struct ResolvedConfig {
   // x that run's workers, split over the workers it has now
   // (resumeBatchWorkers() in checkpoint_store.h sets it).
   int batchWorkers = 0;
+  // --membership, parsed (membership.h).
+  std::vector<MembershipEvent> membership;
+  // One segment of a run with --membership (churn_run.cc): stop with a
+  // checkpoint after this iteration (0: no such stop) or at the first
+  // iteration that ends at or after this simulated instant (0: none)...
+  int64_t stopAfterIteration = 0;
+  double stopAtClock = 0;
+  // ...and resume at this simulated instant (-1: the checkpoint's): the time
+  // from the checkpoint to it is lost, and counted as training time.
+  double resumeAtClock = -1;
+  // The change it resumes after, as JSON fields for its metrics.jsonl line.
+  std::string membershipNote;
 };
 
 // The global batch of a run of `workers` workers: --batch-size x the worker

@@ -84,6 +84,9 @@ std::string TrainSummary::toJson() const {
   const nlohmann::ordered_json resized =
       nlohmann::ordered_json::parse(resizes, nullptr, /*allow_exceptions=*/false);
   if (resized.is_array() && !resized.empty()) j["resizes"] = resized;
+  const nlohmann::ordered_json changes =
+      nlohmann::ordered_json::parse(membership, nullptr, /*allow_exceptions=*/false);
+  if (changes.is_array() && !changes.empty()) j["membership"] = changes;
   j["updates_applied"] = updatesApplied;
   nlohmann::ordered_json histogram = nlohmann::ordered_json::object();
   for (const auto& [staleness, count] : stalenessHistogram) {
@@ -177,6 +180,7 @@ std::string TrainSummary::toText() const {
 TrainSummary runTraining(const TrainConfig& flags) {
   const ResolvedConfig config = resolveConfig(flags);
   if (config.given.timingOnly) return runTimingOnly(config);
+  if (!config.membership.empty()) return runWithMembership(config);
   return runRealTraining(config);
 }
 

@@ -64,6 +64,8 @@ struct TrainSummary {
   std::vector<AllreduceSelection> allreduceChoices;
   // Elastic resizes on resume: a JSON array of {iteration, from, to}.
   std::string resizes = "[]";
+  // --membership changes (churn_run.cc): a JSON array; "[]" without.
+  std::string membership = "[]";
   // Forward/backward passes and optimizer steps run on the compute pool
   // (--sim-threads > 1, compute_pool.h); 0 when every pass ran inline.
   int64_t passesOnPool = 0;
@@ -93,6 +95,10 @@ struct TrainSummary {
 // core/error.h (InvalidArgument for bad flags or data, Unsupported for
 // combinations not implemented yet).
 TrainSummary runTraining(const TrainConfig& config);
+
+// A simulated run with --membership, in segments (churn_run.cc): leaves and
+// joins of workers, each an elastic resize from a checkpoint.
+TrainSummary runWithMembership(const ResolvedConfig& config);
 
 // The fields every run's summary has, from rank 0's result of the worker
 // loop on `world` (`folder`: the run folder, "" when none was written).

@@ -170,6 +170,8 @@ class RankTrainer {
   // A checkpoint of another worker count (rank_trainer_resize.cc).
   int64_t loadResized(Run& run, const CheckpointAt& at);
   void saveCheckpoint(Run& run, int64_t iteration);
+  // A stop signal, or a --membership segment's end in time (both agreed).
+  bool stopRequested(int64_t iteration) const;
   // --checkpoint-every's iterations (and epoch ends), the last excluded.
   bool checkpointDue(const Run& run, int64_t iteration, bool epochEnd) const;
   // After iteration `iteration` (from 1) of a collective loop: writes the

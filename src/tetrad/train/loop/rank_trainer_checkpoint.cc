@@ -144,11 +144,20 @@ void RankTrainer::restoreCheckpoint(Run& r) {
   }
   // The simulated clock back to the instant the checkpoint was taken (set-up
   // and the agreement above took less), then the meter's books on it.
-  if (world_.simulatedClock()) sleepUntilExactly(world_, r.resumeClock);
+  // A --membership segment resumes at the instant its change ends (later):
+  // the time since the checkpoint is lost, and counted as training time.
+  const bool churn = config_.resumeAtClock >= 0 && world_.simulatedClock();
+  if (world_.simulatedClock()) {
+    sleepUntilExactly(world_, churn ? std::max(config_.resumeAtClock, r.resumeClock) : r.resumeClock);
+  }
   // A worker an elastic resize added took worker 0's books, without its traffic.
   r.meter->loadState(r.resumeMeter, r.resizedFrom > 0 && world_.rank() >= r.resizedFrom);
+  if (churn) r.meter->addLostTime(world_.now() - r.resumeClock);
   // Only now, once every worker accepted its file, is the run folder changed.
   if (recorder_) recorder_->resumeMetricsAt(r.resumeMetricsBytes);
+  if (recorder_ && !config_.membershipNote.empty()) {
+    recorder_->recordNote("membership", at, r.meter->trainTime(), config_.membershipNote);
+  }
   if (recorder_) {
     const std::string resized =
         r.resizedFrom > 0 ? fmt::format(" on {} workers (the checkpoint's: {})", r.workers,
@@ -218,6 +227,11 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
   return at;
 }
 
+bool RankTrainer::stopRequested(int64_t iteration) const {
+  if (pendingStopSignal(iteration) != 0) return true;
+  return config_.stopAtClock > 0 && world_.now() >= config_.stopAtClock;
+}
+
 bool RankTrainer::checkpointDue(const Run& r, int64_t iteration, bool epochEnd) const {
   const int64_t every = config_.given.checkpointEvery;
   return r.checkpointing && every > 0 && (iteration % every == 0 || epochEnd) &&
@@ -240,10 +254,13 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
     // communication), while taking the state and writing do not.
     const double start = world_.now();
     if (!pushPull) r.meter->beginEval();
-    stop = agreeOnStop(*r.group, r.guardTag, pendingStopSignal(iteration) != 0);
+    stop = agreeOnStop(*r.group, r.guardTag, stopRequested(iteration));
     if (!pushPull) r.meter->endEval();
     if (pushPull) r.meter->addComm(world_.now() - start);
   }
+  // A --membership segment's end at an iteration: every worker knows it, so
+  // it needs no agreement (churn_run.cc).
+  if (config_.stopAfterIteration > 0 && iteration == config_.stopAfterIteration) stop = true;
   bool written = false;
   if (due || stop) {
     // Neither learning the folder nor writing is training (saveCheckpoint

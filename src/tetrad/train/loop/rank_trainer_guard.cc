@@ -23,7 +23,7 @@ bool RankTrainer::armGuardRider(Run& r, int64_t iteration, double loss) {
     if (!r.exchange->armRider(&r.rider, false)) return false;
     carriesStop = false;
   }
-  const bool stop = carriesStop && pendingStopSignal(iteration + 1) != 0;
+  const bool stop = carriesStop && stopRequested(iteration + 1);
   r.rider.arm(!std::isfinite(loss) || stop);
   // Stop requests left out: agreed at the next checkpoint instead (endIteration()).
   r.stopNotAgreed = r.checkpointing && !carriesStop;
@@ -53,7 +53,7 @@ bool RankTrainer::guardStep(Run& r, int64_t iteration, double loss, std::optiona
   const std::optional<NonFiniteFinding> finding =
       r.guard->agree(iteration + 1, loss,
                      r.compute->computesValues() ? r.compute->gradients() : std::span<float>(),
-                     r.checkpointing && pendingStopSignal(iteration + 1) != 0, scanned);
+                     r.checkpointing && stopRequested(iteration + 1), scanned);
   if (counted) r.meter->addComm(world_.now() - start);
   r.timeline->add(TimelineTrack::kCommunication, "non-finite check", "comm", start, world_.now(),
                   iteration);

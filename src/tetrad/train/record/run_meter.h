@@ -85,6 +85,8 @@ class RunMeter {
   // added — its clock and training time, none of its traffic, compute,
   // communication or metrics window.
   void loadState(ConstBytes state, bool asNewRank = false);
+  // Adds `seconds` to the training time: time lost (a --membership change).
+  void addLostTime(double seconds) { start_ -= seconds; }
 
  private:
   using Clock = std::chrono::steady_clock;

@@ -66,6 +66,22 @@ void RunRecorder::writeSummary(const std::string& json) {
   writeFile("summary.json", json);
 }
 
+void RunRecorder::recordNote(const std::string& kind, int64_t iteration, double simTime,
+                             const std::string& fields) {
+  nlohmann::ordered_json j;
+  j["kind"] = kind;
+  j["iteration"] = iteration;
+  j["sim_time"] = simTime;
+  const nlohmann::ordered_json extra =
+      nlohmann::ordered_json::parse(fields, nullptr, /*allow_exceptions=*/false);
+  if (extra.is_object()) {
+    for (const auto& [key, value] : extra.items()) j[key] = value;
+  }
+  metrics_ << j.dump() << '\n';
+  metrics_.flush();
+  TETRAD_CHECK(metrics_.good(), Error, "cannot append to {}/metrics.jsonl", folder_);
+}
+
 void RunRecorder::record(const MetricsRecord& r) {
   nlohmann::ordered_json j;
   j["kind"] = r.kind;

@@ -62,6 +62,10 @@ class RunRecorder {
   void writeConfig(const std::string& json);
   void writeSummary(const std::string& json);
   void record(const MetricsRecord& record);
+  // A line of `kind` at `iteration` and training time `simTime`, with the
+  // fields of the JSON object `fields` (a --membership change).
+  void recordNote(const std::string& kind, int64_t iteration, double simTime,
+                  const std::string& fields);
   // Bytes of metrics.jsonl written so far (a checkpoint keeps it).
   uint64_t metricsBytes();
   // Cuts metrics.jsonl back to `bytes` (the lines written after the
