@@ -44,7 +44,10 @@ class Progress {
 };
 
 MapReplayResult inProcess(const MapReplay& replay) {
-  train::RetimeRequest request{replay.run, replay.cluster, replay.netModel, "", ""};
+  train::RetimeRequest request;
+  request.run = replay.run;
+  request.cluster = replay.cluster;
+  request.netModel = replay.netModel;
   request.toTarget = true;
   const train::RetimeOutcome outcome = train::retimeOrRefusal(request);
   MapReplayResult result;

@@ -50,5 +50,20 @@ TEST(ElasticHosts, RanksMpirunSawDie) {
   EXPECT_TRUE(ranksLostBySignal("Exit code: 137\n").empty());
 }
 
+// A host cut off: the survivors report timeouts, the lost rank says
+// nothing (its output cannot reach mpirun); a cascade (rank 1 waits on
+// rank 0, which waits on rank 2) does not make rank 0 lost.
+TEST(ElasticHosts, TheSilentRankIsTheLostOne) {
+  const std::string output =
+      "tetrad: rank 0: stalled 2 s in recv from rank 2 (tag 9, 4 bytes); still waiting, timeout "
+      "after 5 s\n"
+      "tetrad: error: rank 0: recv from rank 2 (tag 9, 4 bytes) timed out after 5 s\n"
+      "tetrad: error: rank 1: recv from rank 0 (tag 9, 4 bytes) timed out after 5 s\n";
+  EXPECT_EQ(ranksSilentAfterTimeouts(output, 3), (std::vector<int>{2}));
+  // Every rank reported: the peers named.
+  EXPECT_EQ(ranksSilentAfterTimeouts(output, 2), (std::vector<int>{2, 0}));
+  EXPECT_TRUE(ranksSilentAfterTimeouts("Exit code: 1\n", 3).empty());
+}
+
 }  // namespace
 }  // namespace tetrad::experiment

@@ -55,11 +55,19 @@ kill_rank() {
   done
   fail "no rank $2 process of $1"
 }
+# starts the supervisor on run folder $run in the background (pid: $pid),
+# with the elastic flags given and the training flags of this script
+start_elastic() {
+  # shellcheck disable=SC2086
+  "$tetrad" elastic --min-workers 2 --max-workers 3 --checkpoint-every 24 --out "$run" \
+    --mpirun "$mpirun" "$@" -- train $train > "$run.log" 2>&1 &
+  pid=$!
+}
+train="$*"
+
 # 1. One rank lost: the job goes on on 2 workers.
 run="$out/lost"
-"$tetrad" elastic --min-workers 2 --max-workers 3 --checkpoint-every 24 --out "$run" \
-  --mpirun "$mpirun" -- train "$@" > "$run.log" 2>&1 &
-pid=$!
+start_elastic
 wait_checkpoint "$run" 48
 kill_rank "$run" 2
 wait $pid
@@ -79,9 +87,7 @@ awk -v a="$got" -v b="$whole" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <=
 
 # 2. Below --min-workers: one line, exit 1, the checkpoint intact.
 run="$out/below"
-"$tetrad" elastic --min-workers 2 --max-workers 3 --checkpoint-every 24 --out "$run" \
-  --mpirun "$mpirun" -- train "$@" > "$run.log" 2>&1 &
-pid=$!
+start_elastic
 wait_checkpoint "$run" 24
 kill_rank "$run" 2
 tries=0
@@ -107,10 +113,7 @@ grep -q '"status": "finished"' "$run/summary.json" || fail "the resumed run did 
 # iteration (SIGUSR1 through mpirun: every rank checkpoints and stops).
 run="$out/grow"
 echo "localhost:2" > "$out/hosts"
-"$tetrad" elastic --min-workers 2 --max-workers 3 --checkpoint-every 24 --out "$run" \
-  --host-discovery "cat $out/hosts" --discovery-interval 0.5 --mpirun "$mpirun" \
-  -- train "$@" > "$run.log" 2>&1 &
-pid=$!
+start_elastic --host-discovery "cat $out/hosts" --discovery-interval 0.5
 wait_checkpoint "$run" 24
 echo "localhost:3" > "$out/hosts"
 wait $pid

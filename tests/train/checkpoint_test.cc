@@ -26,6 +26,7 @@
 #include "tetrad/launch/launcher.h"
 #include "tetrad/train/checkpoint/checkpoint_file.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
+#include "tetrad/train/checkpoint/checkpoint_writer.h"
 #include "tetrad/train/loop/rank_trainer.h"
 #include "tetrad/train/record/run_recorder.h"
 #include "train_test_util.h"
@@ -319,6 +320,41 @@ TEST(CheckpointStore, NewestCompleteCheckpointWins) {
   EXPECT_FALSE(fs::exists(rank0.pathOf(4, 0)));
   EXPECT_TRUE(fs::exists(rank0.pathOf(8, 0)));
   EXPECT_EQ(rank0.latestComplete(), 8);
+}
+
+// The writer off the loop (checkpoint_writer.h): files appear once flushed,
+// three newest are kept per worker, a checkpoint's world names its worker
+// count for a resize, and a failed write is thrown by the next call.
+TEST(CheckpointWriter, WritesOffTheLoopKeepsThreeAndReportsFailures) {
+  const std::string dir = testing::makeTempDir("checkpoint-writer");
+  CheckpointStore store(dir, 0, 1);
+  {
+    CheckpointWriter writer(store, /*synchronous=*/false);
+    for (int64_t iteration : {4, 8, 12, 16}) {
+      CheckpointSections s;
+      s.putText("world", worldText(1, 0));
+      s.put("payload", ByteBuffer(1 << 20, std::byte{7}));
+      EXPECT_GE(writer.submit(iteration, std::move(s)), 0.0);
+    }
+    writer.flush();
+  }
+  EXPECT_FALSE(fs::exists(store.pathOf(4, 0)));
+  for (int64_t kept : {8, 12, 16}) EXPECT_TRUE(fs::exists(store.pathOf(kept, 0))) << kept;
+  const CheckpointAt at = store.latestCompleteOfAnySize();
+  EXPECT_EQ(at.iteration, 16);
+  EXPECT_EQ(at.workers, 1);
+  // A folder that cannot be made: the error reaches flush(), naming it.
+  const std::string blocked = dir + "/blocked";
+  std::ofstream(blocked) << "a file, not a folder";
+  CheckpointStore broken(blocked, 0, 1);
+  CheckpointWriter writer(broken, /*synchronous=*/false);
+  writer.submit(4, CheckpointSections());
+  try {
+    writer.flush();
+    FAIL() << "a write into a file's path succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("blocked"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CheckpointStore, IdentityIgnoresPresentationAndNamesDifferences) {

@@ -32,6 +32,8 @@ struct ResizeCase {
   double band = 0.06;  // |accuracy - uninterrupted accuracy|
 };
 
+void PrintTo(const ResizeCase& k, std::ostream* out) { *out << k.name; }
+
 class Resize : public ::testing::TestWithParam<ResizeCase> {
  protected:
   static void SetUpTestSuite() { at::set_num_threads(1); }

@@ -29,7 +29,8 @@ std::string joined(const std::vector<std::string>& argv) {
 }  // namespace
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::string& logPath,
-                           const std::string& workDir) {
+                           const std::string& workDir, bool ownGroup)
+    : ownGroup_(ownGroup) {
   TETRAD_CHECK(!argv.empty(), InvalidArgument, "empty command line");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -41,10 +42,21 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, const std::stri
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const int error = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (ownGroup) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
+  const int error = posix_spawnp(&pid_, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   TETRAD_CHECK(error == 0, Error, "cannot start '{}': {}", joined(argv), std::strerror(error));
   running_ = true;
+}
+
+void ChildProcess::killGroup(int signal) {
+  if (running_) ::kill(ownGroup_ ? -pid_ : pid_, signal);
 }
 
 ChildProcess::~ChildProcess() {
@@ -55,7 +67,7 @@ ChildProcess::~ChildProcess() {
     std::this_thread::sleep_for(kPollInterval);
   }
   if (running_) {
-    ::kill(pid_, SIGKILL);
+    ::kill(ownGroup_ ? -pid_ : pid_, SIGKILL);
     wait();
   }
 }

@@ -21,8 +21,10 @@ class ChildProcess {
   // Starts `argv` (argv[0] is looked up in PATH when it has no '/') in
   // `workDir` (empty: the current folder), stdout and stderr appended to
   // `logPath`, stdin from /dev/null.
+  // `ownGroup`: the child leads a process group of its own, so that
+  // killGroup() reaches what it started too (mpirun's local daemons).
   ChildProcess(const std::vector<std::string>& argv, const std::string& logPath,
-               const std::string& workDir = "");
+               const std::string& workDir = "", bool ownGroup = false);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -34,11 +36,14 @@ class ChildProcess {
   // Exit status once ended: 0..255, or 128 + the signal that killed it.
   int exitStatus() const { return exitStatus_; }
   pid_t pid() const { return pid_; }
+  // Sends `signal` to the child's process group (its own only with ownGroup).
+  void killGroup(int signal);
 
  private:
   void reaped(int status);
   pid_t pid_ = -1;
   bool running_ = false;
+  bool ownGroup_ = false;
   int exitStatus_ = -1;
 };
 

@@ -123,4 +123,31 @@ std::vector<int> ranksLostBySignal(const std::string& mpirunOutput) {
   return ranks;
 }
 
+std::vector<int> ranksSilentAfterTimeouts(const std::string& output, int workers) {
+  static const std::regex reporter(R"(rank (\d+): )");
+  static const std::regex peer(R"((?:from|to) rank (\d+))");
+  std::vector<bool> reported(size_t(std::max(workers, 0)), false);
+  std::vector<int> named;
+  bool any = false;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("timed out after") == std::string::npos) continue;
+    std::smatch match;
+    if (std::regex_search(line, match, reporter)) {
+      const int rank = std::stoi(match[1].str());
+      if (rank >= 0 && rank < workers) reported[size_t(rank)] = any = true;
+    }
+    if (std::regex_search(line, match, peer)) {
+      const int rank = std::stoi(match[1].str());
+      if (std::find(named.begin(), named.end(), rank) == named.end()) named.push_back(rank);
+    }
+  }
+  if (!any) return {};
+  std::vector<int> silent;
+  for (int r = 0; r < workers; ++r) {
+    if (!reported[size_t(r)]) silent.push_back(r);
+  }
+  return silent.empty() ? named : silent;
+}
+
 }  // namespace tetrad::experiment

@@ -37,5 +37,11 @@ std::string hostArgument(const std::vector<ElasticHost>& hosts, int workers);
 // Ranks of a job that mpirun saw die by a signal ("... process rank 2 with
 // PID 123 on node x exited on signal 9 (Killed)."), from its output.
 std::vector<int> ranksLostBySignal(const std::string& mpirunOutput);
+// The ranks of a job of `workers` ranks that did not report a timeout when
+// others did ("tetrad: error: rank 0: recv from rank 2 (...) timed out
+// after 20 s"): the silent ones, which a stopped rank or a host cut off
+// from the network is. When every rank reported, the peers the reports
+// name; empty when none reported.
+std::vector<int> ranksSilentAfterTimeouts(const std::string& output, int workers);
 
 }  // namespace tetrad::experiment

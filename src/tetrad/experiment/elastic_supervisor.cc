@@ -25,6 +25,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr auto kPoll = std::chrono::milliseconds(100);
 constexpr double kDiscoveryTimeout = 30;  // seconds a discovery command may take
+constexpr double kTimeoutGrace = 5;       // seconds mpirun has to end a job that timed out
 
 std::atomic<int> gStopSignal{0};
 extern "C" void onSupervisorSignal(int signal) { gStopSignal = signal; }
@@ -59,20 +60,16 @@ int64_t lastLoggedIteration(const std::string& folder) {
   return last;
 }
 
-// The silent peers the survivors' timeouts name ("... from rank 2 (tag").
-std::vector<int> ranksNamedByTimeouts(const std::string& output) {
-  std::vector<int> ranks;
-  std::istringstream in(output);
-  for (std::string line; std::getline(in, line);) {
-    if (line.find("timed out after") == std::string::npos) continue;
-    for (const char* word : {" from rank ", " to rank "}) {
-      const size_t at = line.find(word);
-      if (at == std::string::npos) continue;
-      const int rank = std::atoi(line.c_str() + at + std::strlen(word));
-      if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end()) ranks.push_back(rank);
-    }
-  }
-  return ranks;
+// True when the log's bytes after `scanned` hold `text` (a line may be cut
+// between two calls: the search starts a little before `scanned`).
+bool logSays(const std::string& log, uint64_t& scanned, const std::string& text) {
+  std::ifstream in(log);
+  const uint64_t from = scanned > text.size() ? scanned - text.size() : 0;
+  in.seekg(std::streamoff(from));
+  std::stringstream fresh;
+  fresh << in.rdbuf();
+  scanned = from + fresh.str().size();
+  return fresh.str().find(text) != std::string::npos;
 }
 
 // The last line of a job's log that is not mpirun's decoration ("----",
@@ -209,11 +206,22 @@ int ElasticSupervisor::launch(Attempt& a) {
   std::printf("tetrad elastic: attempt %d on %d workers%s\n", a.number, a.workers,
               a.resume ? " (resuming)" : "");
   std::fflush(stdout);
-  ChildProcess child(argv, a.log);
+  // Its own process group: a job whose mpirun cannot end (a host cut off
+  // keeps its daemon unreachable) is killed whole.
+  ChildProcess child(argv, a.log, "", /*ownGroup=*/true);
+  double timeoutsSeen = -1;
+  uint64_t scanned = 0;  // bytes of the log searched so far
   double nextDiscovery = nowSeconds() + options_.discoveryInterval;
   bool stopForwarded = false;
   while (!child.poll()) {
     std::this_thread::sleep_for(kPoll);
+    // Survivors that timed out end their job; when mpirun cannot end it (a
+    // host cut off), the supervisor does, kTimeoutGrace later.
+    if (timeoutsSeen < 0 && logSays(a.log, scanned, "timed out after")) timeoutsSeen = nowSeconds();
+    if (timeoutsSeen >= 0 && nowSeconds() > timeoutsSeen + kTimeoutGrace) {
+      child.killGroup(SIGKILL);
+      timeoutsSeen = nowSeconds() + 3600;  // once
+    }
     if (gStopSignal != 0 && !stopForwarded) {
       ::kill(child.pid(), SIGUSR1);  // every rank checkpoints and stops
       stopForwarded = true;
@@ -300,7 +308,7 @@ int ElasticSupervisor::run() {
     // A failure: which ranks were lost?
     const std::string output = readText(a.log);
     std::vector<int> lost = ranksLostBySignal(output);
-    if (lost.empty()) lost = ranksNamedByTimeouts(output);
+    if (lost.empty()) lost = ranksSilentAfterTimeouts(output, a.workers);
     // Exit status 2 is tetrad's bad input: the supervisor's too.
     if (lost.empty() && status == 2) {
       TETRAD_FAIL(InvalidArgument, "tetrad elastic: the job refused its input: {} (log: {})", tail,

@@ -7,6 +7,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/train/checkpoint/checkpoint_file.h"
+#include "tetrad/train/checkpoint/checkpoint_writer.h"
 #include "tetrad/train/compute/replica.h"
 #include "tetrad/train/compute/wall_clock.h"
 #include "tetrad/train/data/dataset.h"
@@ -51,7 +52,9 @@ std::vector<CheckpointBenchRow> benchCheckpoints(const CheckpointBenchOptions& o
     row.parameters = int64_t(replica.flat().parameters().size());
     const std::string checkpointPath = (folder / (model + ".ckpt")).string();
     const std::string plainPath = (folder / (model + ".plain")).string();
-    std::vector<double> serialised, written, plain, read;
+    std::vector<double> serialised, written, plain, read, async;
+    CheckpointStore store((folder / (model + "-async")).string(), 0, 1);
+    CheckpointWriter writer(store, /*synchronous=*/false);
     for (int repeat = 0; repeat < options.repeats; ++repeat) {
       WallClock::time_point start = WallClock::now();
       CheckpointSections sections;
@@ -71,11 +74,19 @@ std::vector<CheckpointBenchRow> benchCheckpoints(const CheckpointBenchOptions& o
       const CheckpointSections back = readCheckpointFile(checkpointPath);
       replica.loadState(back.get("replica", checkpointPath), checkpointPath);
       read.push_back(secondsSince(start));
+
+      start = WallClock::now();
+      CheckpointSections handed;
+      handed.put("replica", replica.saveState());
+      writer.submit(repeat + 1, std::move(handed));
+      async.push_back(secondsSince(start));
+      writer.flush();
     }
     row.serialiseSeconds = median(serialised);
     row.checkpointSeconds = median(written);
     row.plainSeconds = median(plain);
     row.readSeconds = median(read);
+    row.asyncSeconds = median(async);
     rows.push_back(row);
     fs::remove(checkpointPath, ec);
     fs::remove(plainPath, ec);

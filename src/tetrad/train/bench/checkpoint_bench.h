@@ -9,7 +9,12 @@
 //   plain       open, write the same number of bytes from memory, fsync,
 //               close — the floor set by the disk;
 //   read        readCheckpointFile() (read and verify the checksum) and
-//               Replica::loadState() — what a resumed worker does.
+//               Replica::loadState() — what a resumed worker does;
+//   async       serialise and CheckpointWriter::submit() (checkpoint_writer.h):
+//               what the loop waits for when the file is written by the
+//               writer's thread (the write itself is then flushed, untimed;
+//               what that thread takes from the training's cores is not
+//               measured here).
 // Medians of the repeats are reported; the machine is shared and noisy, so
 // the ratio checkpoint / plain is the result.
 //
@@ -39,6 +44,7 @@ struct CheckpointBenchRow {
   double checkpointSeconds = 0;  // median: serialise + write + fsync + rename
   double plainSeconds = 0;       // median: write + fsync of fileBytes
   double readSeconds = 0;        // median: read + verify + load
+  double asyncSeconds = 0;       // median: serialise + submit to the writer thread
 };
 
 std::vector<CheckpointBenchRow> benchCheckpoints(const CheckpointBenchOptions& options);

@@ -66,10 +66,16 @@ void CheckpointStore::write(int64_t iteration, const CheckpointSections& section
   TETRAD_CHECK(!ec, Error, "rank {}: cannot create {}: {}", rank_,
                fs::path(path).parent_path().string(), ec.message());
   writeCheckpointFile(path, sections);
-  // Keep this one and the previous one; remove this worker's older files
-  // (and a folder once it is empty).
+  // Keep this one and the `kept_ - 1` before it; remove this worker's older
+  // files (and a folder once it is empty). Until this run has written that
+  // many, nothing is removed (the checkpoint a resumed run started from
+  // stays).
+  written_.push_back(iteration);
+  while (int(written_.size()) > kept_) written_.pop_front();
+  if (int(written_.size()) < kept_) return;
+  const int64_t oldestKept = written_.front();
   for (int64_t old : iterationsIn(folder())) {
-    if (old >= previous_ || old == iteration) continue;
+    if (old >= oldestKept || old == iteration) continue;
     const fs::path file = pathOf(old, rank_);
     fs::remove(file, ec);
     fs::remove(fs::path(file.string() + ".tmp"), ec);
@@ -82,7 +88,6 @@ void CheckpointStore::write(int64_t iteration, const CheckpointSections& section
     }
     fs::remove(file.parent_path(), ec);  // fails (harmlessly) while not empty
   }
-  previous_ = iteration;
 }
 
 int64_t CheckpointStore::latestComplete() const {

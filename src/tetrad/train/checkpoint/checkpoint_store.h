@@ -10,7 +10,9 @@
 // Each worker removes its files of checkpoints older than the one before
 // the newest, so that the newest complete checkpoint always survives: a
 // worker writes checkpoint k+1 only after every worker has passed the
-// collectives that follow checkpoint k, that is after writing it.
+// collectives that follow checkpoint k, that is after writing it (after
+// handing it to its writer's thread, when files are written off the loop:
+// then three are kept, keepNewest()).
 //
 // The identity of a run is its configuration (config.json, train_config.h)
 // without the keys that do not change what it computes (name, out, timeout,
@@ -21,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 
 #include "tetrad/train/checkpoint/checkpoint_file.h"
@@ -41,8 +44,12 @@ class CheckpointStore {
   std::string folder() const;  // RUN/checkpoint
   std::string pathOf(int64_t iteration, int rank) const;
   // Writes this worker's file of the checkpoint after `iteration`
-  // iterations, then removes its files older than the previous checkpoint.
+  // iterations, then removes its files older than the checkpoints it keeps.
   void write(int64_t iteration, const CheckpointSections& sections);
+  // How many of its newest checkpoints a worker keeps (default 2). Writes
+  // off the loop keep 3: a worker may finish checkpoint k+1 while another
+  // still writes k, and k-1 must then survive (checkpoint_writer.h).
+  void keepNewest(int count) { kept_ = count; }
   // The newest checkpoint every worker's file of which exists; -1 when none.
   int64_t latestComplete() const;
   // The newest checkpoint every file of which exists, whatever the number of
@@ -60,7 +67,8 @@ class CheckpointStore {
  private:
   std::string runFolder_;
   int rank_, workers_;
-  int64_t previous_ = -1;  // the last checkpoint this worker wrote
+  int kept_ = 2;
+  std::deque<int64_t> written_;  // the newest checkpoints this worker wrote
 };
 
 // The section "world" of a worker's file: "4 workers, rank 1".

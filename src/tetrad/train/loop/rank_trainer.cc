@@ -273,6 +273,7 @@ void RankTrainer::trainAsWorker(Run& r, const std::vector<ParameterSlot>& slots)
     runCollective(r);
   }
   r.exchange->finish();
+  if (r.checkpointWriter) r.checkpointWriter->flush();  // the last checkpoint is on disk
 }
 
 // Every rank's totals, gathered, and the run's result computed from them.

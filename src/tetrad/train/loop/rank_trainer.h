@@ -52,6 +52,7 @@ namespace tetrad::train {
 
 class ComputePool;
 struct CheckpointAt;
+class CheckpointSections;
 struct LoopState;
 class ComputeSource;
 class PassLookahead;
@@ -167,6 +168,10 @@ class RankTrainer {
   bool openCheckpointStore(Run& run);
   void restoreCheckpoint(Run& run);  // collective: every worker fails alike
   int64_t loadCheckpoint(Run& run);  // this worker's file; returns its iteration
+  // A checkpoint's loop state, clock, meter, error probe and metrics length
+  // (`asNewRank`: another worker's books, for a worker a resize added).
+  void loadLoopAndBooks(Run& run, const CheckpointSections& sections, const std::string& origin,
+                        int64_t at, bool asNewRank);
   // A checkpoint of another worker count (rank_trainer_resize.cc).
   int64_t loadResized(Run& run, const CheckpointAt& at);
   void saveCheckpoint(Run& run, int64_t iteration);

@@ -115,8 +115,14 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
     ByteWriter(bytes).put(recorder_->metricsBytes());
     sections.put("metrics", std::move(bytes));
   }
-  r.meter->beginEval();  // writing takes no simulated time, but wall time
-  r.checkpoints->write(iteration, sections);
+  // Writing takes no simulated time, but wall time; under MPI the writer's
+  // thread writes while the loop goes on (checkpoint_writer.h).
+  r.meter->beginEval();
+  if (!r.checkpointWriter) {
+    r.checkpointWriter =
+        std::make_unique<CheckpointWriter>(*r.checkpoints, world_.simulatedClock());
+  }
+  r.checkpointWriter->submit(iteration, std::move(sections));
   r.meter->endEval();
 }
 
@@ -203,28 +209,32 @@ int64_t RankTrainer::loadCheckpoint(Run& r) {
   try {
     r.compute->loadState(sections.get("replica", origin), origin);
     r.exchange->loadState(sections.get("exchange", origin));
-    const LoopState loop = loadLoop(sections.get("loop", origin));
-    TETRAD_CHECK(loop.iteration == at && loop.iteration <= r.total, InvalidArgument,
-                 "checkpoint {} is of iteration {}; the run has {}", origin, loop.iteration,
-                 r.total);
-    // Read (and checked) here; applied by restoreCheckpoint() once every
-    // worker has loaded its file.
-    ByteReader clock(sections.get("clock", origin));
-    r.resumeClock = clock.get<double>("clock");
-    const ConstBytes meter = sections.get("meter", origin);
-    r.resumeMeter.assign(meter.begin(), meter.end());
-    r.meter->loadState(r.resumeMeter);
-    applyLoopState(r, loop);
+    loadLoopAndBooks(r, sections, origin, at, /*asNewRank=*/false);
     if (sections.has("resizes")) r.resizes = sections.getText("resizes", origin);
-    if (r.errorProbe) r.errorProbe->loadState(sections.get("compression error", origin));
-    if (recorder_) {
-      ByteReader metrics(sections.get("metrics", origin));
-      r.resumeMetricsBytes = metrics.get<uint64_t>("metrics bytes");
-    }
   } catch (const ProtocolError& e) {
     TETRAD_FAIL(InvalidArgument, "checkpoint {} is damaged: {}", origin, e.what());
   }
   return at;
+}
+
+void RankTrainer::loadLoopAndBooks(Run& r, const CheckpointSections& sections,
+                                   const std::string& origin, int64_t at, bool asNewRank) {
+  const LoopState loop = loadLoop(sections.get("loop", origin));
+  TETRAD_CHECK(loop.iteration == at && loop.iteration <= r.total, InvalidArgument,
+               "checkpoint {} is of iteration {}; the run has {}", origin, loop.iteration, r.total);
+  // Read (and checked) here; applied by restoreCheckpoint() once every
+  // worker has loaded its file.
+  ByteReader clock(sections.get("clock", origin));
+  r.resumeClock = clock.get<double>("clock");
+  const ConstBytes meter = sections.get("meter", origin);
+  r.resumeMeter.assign(meter.begin(), meter.end());
+  r.meter->loadState(r.resumeMeter, asNewRank);
+  applyLoopState(r, loop);
+  if (r.errorProbe) r.errorProbe->loadState(sections.get("compression error", origin));
+  if (recorder_) {
+    ByteReader metrics(sections.get("metrics", origin));
+    r.resumeMetricsBytes = metrics.get<uint64_t>("metrics bytes");
+  }
 }
 
 bool RankTrainer::stopRequested(int64_t iteration) const {
@@ -272,6 +282,8 @@ bool RankTrainer::endIteration(Run& r, int64_t iteration, bool epochEnd) {
     if (written) saveCheckpoint(r, iteration);
   }
   if (!stop) return false;
+  // The checkpoint the message names is on disk before the run reports it.
+  if (r.checkpointWriter) r.checkpointWriter->flush();
   r.result.status = RunStatus::kInterrupted;
   // Push-pull: the cut is after this local step of every worker.
   const std::string when = pushPull ? fmt::format("local step {} of every worker", iteration)

@@ -26,7 +26,6 @@
 #include <nlohmann/json.hpp>
 
 #include "tetrad/core/error.h"
-#include "tetrad/train/loop/loop_state.h"
 #include "tetrad/train/loop/rank_trainer_run.h"
 
 namespace tetrad::train {
@@ -65,21 +64,7 @@ int64_t RankTrainer::loadResized(Run& r, const CheckpointAt& at) {
     r.compute->loadState(mine.get("replica", origin), origin);
     r.exchange->loadResized(kept ? mine.get("exchange", origin) : ConstBytes(),
                             first.get("exchange", origin), at.workers);
-    const LoopState loop = loadLoop(mine.get("loop", origin));
-    TETRAD_CHECK(loop.iteration == at.iteration && loop.iteration <= r.total, InvalidArgument,
-                 "checkpoint {} is of iteration {}; the run has {}", origin, loop.iteration,
-                 r.total);
-    ByteReader clock(mine.get("clock", origin));
-    r.resumeClock = clock.get<double>("clock");
-    const ConstBytes meter = mine.get("meter", origin);
-    r.resumeMeter.assign(meter.begin(), meter.end());
-    r.meter->loadState(r.resumeMeter, !kept);
-    applyLoopState(r, loop);
-    if (r.errorProbe) r.errorProbe->loadState(mine.get("compression error", origin));
-    if (recorder_) {
-      ByteReader metrics(mine.get("metrics", origin));
-      r.resumeMetricsBytes = metrics.get<uint64_t>("metrics bytes");
-    }
+    loadLoopAndBooks(r, mine, origin, at.iteration, /*asNewRank=*/!kept);
     // The run's resizes so far, and this one.
     nlohmann::json resizes =
         first.has("resizes") ? nlohmann::json::parse(first.getText("resizes", origin), nullptr,

@@ -9,6 +9,7 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
+#include "tetrad/train/checkpoint/checkpoint_writer.h"
 #include "tetrad/train/compute/compute_pool.h"
 #include "tetrad/train/compute/worker_compute.h"
 #include "tetrad/train/loop/codec_charge.h"
@@ -63,6 +64,9 @@ struct RankTrainer::Run {
   // loop's own state (Local SGD's anchor, gossip mixing steps).
   bool checkpointing = false;                    // takes checkpoints, or acts on a stop signal
   std::unique_ptr<CheckpointStore> checkpoints;  // from the first checkpoint on
+  // Writes the files off the loop under MPI (checkpoint_writer.h); declared
+  // after the store it writes through, so that it is destroyed first.
+  std::unique_ptr<CheckpointWriter> checkpointWriter;
   Tag checkpointTag = 0;       // two collective spans: resume agreement, then the folder
   int64_t firstIteration = 0;  // push-pull: this worker's local steps
   int64_t global = 0;          // push-pull: global iterations seen (rank 0 logs up to it)
