@@ -64,6 +64,13 @@ std::vector<CheckpointBenchRow> benchCheckpoints(const CheckpointBenchOptions& o
       written.push_back(secondsSince(start));
       row.fileBytes = uint64_t(fs::file_size(checkpointPath));
 
+      start = WallClock::now();
+      CheckpointSections handed;
+      handed.put("replica", replica.saveState());
+      writer.submit(repeat + 1, std::move(handed));
+      async.push_back(secondsSince(start));
+      writer.flush();
+
       const ByteBuffer bytes(size_t(row.fileBytes), std::byte{1});
       start = WallClock::now();
       const ConstBytes piece(bytes);
@@ -75,12 +82,6 @@ std::vector<CheckpointBenchRow> benchCheckpoints(const CheckpointBenchOptions& o
       replica.loadState(back.get("replica", checkpointPath), checkpointPath);
       read.push_back(secondsSince(start));
 
-      start = WallClock::now();
-      CheckpointSections handed;
-      handed.put("replica", replica.saveState());
-      writer.submit(repeat + 1, std::move(handed));
-      async.push_back(secondsSince(start));
-      writer.flush();
     }
     row.serialiseSeconds = median(serialised);
     row.checkpointSeconds = median(written);

@@ -34,15 +34,20 @@ double CheckpointWriter::submit(int64_t iteration, CheckpointSections sections) 
   if (synchronous_) {
     store_.write(iteration, sections);
   } else {
-    pending_ = std::async(std::launch::async, [this, iteration, owned = std::move(sections)] {
-      store_.write(iteration, owned);
-    });
+    // The sections come back to be freed on this thread (flush()): freed
+    // on the writer's, their large buffers would leave the allocator's
+    // heap, and the next serialisation would fault its pages in again.
+    pending_ = std::async(std::launch::async,
+                          [this, iteration, owned = std::move(sections)]() mutable {
+                            store_.write(iteration, owned);
+                            return std::move(owned);
+                          });
   }
   return secondsSince(start);
 }
 
 void CheckpointWriter::flush() {
-  if (pending_.valid()) pending_.get();
+  if (pending_.valid()) CheckpointSections written = pending_.get();
 }
 
 }  // namespace tetrad::train

@@ -42,7 +42,7 @@ class CheckpointWriter {
  private:
   CheckpointStore& store_;
   bool synchronous_;
-  std::future<void> pending_;
+  std::future<CheckpointSections> pending_;  // handed back when written
 };
 
 }  // namespace tetrad::train
