@@ -36,7 +36,14 @@ for address in $($lab hosts); do echo "$address slots=1"; done > "$out/hosts"
   > "$out/elastic.log" 2>&1 &
 job=$!
 waited=0
-until ls -d "$out"/run/checkpoint/iter-* > /dev/null 2>&1; do
+# A complete checkpoint: the files of all 3 workers in one folder.
+complete() {
+  for dir in "$out"/run/checkpoint/iter-*; do
+    [ "$(ls "$dir"/rank-*.ckpt 2> /dev/null | wc -l)" -ge 3 ] && return 0
+  done
+  return 1
+}
+until complete; do
   kill -0 $job 2> /dev/null || fail "the job ended before the fault"
   [ $waited -ge 600 ] && fail "no checkpoint within 60 s"
   sleep 0.1

@@ -35,15 +35,23 @@ $mpirun -np 3 "$tetrad" train --cluster mpi "$@" --checkpoint-every 24 --out "$o
 field() {
   grep -o "\"$2\": *[^,]*" "$1/summary.json" | head -1 | sed 's/.*: *//'
 }
-# waits until RUN has a checkpoint at or past iteration $2
+# waits until RUN ($1) has a complete checkpoint (all $3 workers' files,
+# written off the loop) at or past iteration $2
 wait_checkpoint() {
   tries=0
-  until ls -d "$1"/checkpoint/iter-* 2> /dev/null | sed 's/.*iter-0*//' |
-    awk -v at="$2" '$1 >= at { found = 1 } END { exit !found }'; do
+  until complete_checkpoint "$1" "$2" "$3"; do
     tries=$((tries + 1))
-    [ $tries -lt 900 ] || fail "no checkpoint at iteration $2 in 90 s"
+    [ $tries -lt 900 ] || fail "no complete checkpoint at iteration $2 in 90 s"
     sleep 0.1
   done
+}
+complete_checkpoint() {
+  for dir in "$1"/checkpoint/iter-*; do
+    [ -d "$dir" ] || continue
+    [ "$(echo "$dir" | sed 's/.*iter-0*//')" -ge "$2" ] || continue
+    [ "$(ls "$dir"/rank-*.ckpt 2> /dev/null | wc -l)" -ge "$3" ] && return 0
+  done
+  return 1
 }
 # kills (SIGKILL) the rank $2 process of the run in folder $1
 kill_rank() {
@@ -68,7 +76,7 @@ train="$*"
 # 1. One rank lost: the job goes on on 2 workers.
 run="$out/lost"
 start_elastic
-wait_checkpoint "$run" 48
+wait_checkpoint "$run" 48 3
 kill_rank "$run" 2
 wait $pid
 status=$?
@@ -88,7 +96,7 @@ awk -v a="$got" -v b="$whole" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <=
 # 2. Below --min-workers: one line, exit 1, the checkpoint intact.
 run="$out/below"
 start_elastic
-wait_checkpoint "$run" 24
+wait_checkpoint "$run" 24 3
 kill_rank "$run" 2
 tries=0
 until grep -q '"event":"resumed"' "$run/elastic.jsonl" 2> /dev/null; do
@@ -114,7 +122,7 @@ grep -q '"status": "finished"' "$run/summary.json" || fail "the resumed run did 
 run="$out/grow"
 echo "localhost:2" > "$out/hosts"
 start_elastic --host-discovery "cat $out/hosts" --discovery-interval 0.5
-wait_checkpoint "$run" 24
+wait_checkpoint "$run" 24 2
 echo "localhost:3" > "$out/hosts"
 wait $pid
 status=$?
