@@ -8,8 +8,10 @@
 //     the uninterrupted run's accuracy band (measured: 0.86-0.87, equal to
 //     0.004) with parameters near its own, and records the resize in its
 //     summary;
-//   - a push-pull run (ssp, asp) is refused naming the rule; a resume on
-//     the same count stays bit for bit (checkpoint_test.cc).
+//   - push-pull runs (ssp and asp on a parameter server, AD-PSGD) do the
+//     same, their servers' weights re-cut for the new shards and their
+//     update counts rebased; a resume on the same count stays bit for bit
+//     (checkpoint_test.cc).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -32,7 +34,9 @@ struct ResizeCase {
   double band = 0.06;  // |accuracy - uninterrupted accuracy|
 };
 
-void PrintTo(const ResizeCase& k, std::ostream* out) { *out << k.name; }
+void PrintTo(const ResizeCase& k, std::ostream* out) {
+  *out << k.name;
+}
 
 class Resize : public ::testing::TestWithParam<ResizeCase> {
  protected:
@@ -104,8 +108,12 @@ TEST_P(Resize, CheckpointAtFourResumesAtThreeAndFiveInTheAccuracyBand) {
     // little (measured: 5e-5 to 9e-4; a worker added with a fresh model
     // would be far off).
     const bool exact = k.sync == "bsp" && k.compress == "none" && k.arch != "gossip:ring";
-    EXPECT_LT(testing::maxRelativeDifference(runs.resumed.parameters, runs.whole.parameters),
-              exact ? 1e-6 : 5e-3);
+    const double difference =
+        testing::maxRelativeDifference(runs.resumed.parameters, runs.whole.parameters);
+    EXPECT_LT(difference, exact ? 1e-6 : 5e-3);
+    RecordProperty(fmt::format("on{}", workers),
+                   fmt::format("accuracy {:.4f} (whole {:.4f}), parameters {:.2g}",
+                               runs.resumed.finalAccuracy, runs.whole.finalAccuracy, difference));
   }
 }
 
@@ -115,35 +123,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ResizeCase{"topk", "bsp", "allreduce:ring", "topk:0.1,ef"},
                       ResizeCase{"powersgd", "bsp", "allreduce:ring", "powersgd:2"},
                       ResizeCase{"local", "local:4", "allreduce:ring"},
-                      ResizeCase{"ps", "bsp", "ps:2"},
-                      ResizeCase{"dpsgd", "bsp", "gossip:ring"},
-                      ResizeCase{"choco", "bsp", "gossip:ring", "topk:0.25", "choco:0.5"}),
+                      ResizeCase{"ps", "bsp", "ps:2"}, ResizeCase{"dpsgd", "bsp", "gossip:ring"},
+                      ResizeCase{"choco", "bsp", "gossip:ring", "topk:0.25", "choco:0.5"},
+                      ResizeCase{"ssp", "ssp:2", "ps:colocated", "topk:0.25,ef"},
+                      ResizeCase{"asp", "asp", "ps:2"}, ResizeCase{"adpsgd", "asp", "gossip:ring"}),
     [](const ::testing::TestParamInfo<ResizeCase>& info) { return info.param.name; });
-
-TEST(ResizeRefusal, PushPullRunsAreRefusedNamingTheRule) {
-  at::set_num_threads(1);
-  const DataSplits data = testing::smallSynthetic(512, 64);
-  TrainConfig c = testing::equivalenceConfig("mlp", 8, 24, "ring");
-  c.sync = "ssp:2";
-  c.arch = "ps:colocated";
-  c.workers = 3;
-  c.checkpointEvery = 8;
-  c.compute = "fixed:5ms";
-  c.out = testing::makeTempDir("resize-ssp");
-  setenv("TETRAD_TEST_STOP_AT", "8", 1);
-  const Outcome stopped = runInFolder(c, data, 3);
-  unsetenv("TETRAD_TEST_STOP_AT");
-  ASSERT_EQ(stopped.status, "interrupted");
-  c.resume = c.out;
-  c.workers = 2;
-  try {
-    runInFolder(c, data, 2);
-    FAIL() << "a push-pull run was resized";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("resizing a push-pull run"), std::string::npos)
-        << e.what();
-  }
-}
 
 // Churn in simulation (train/churn_run.cc): a leave and a join on a
 // simulated cluster; the run finishes on the final count with every change
@@ -189,6 +173,30 @@ TEST(Churn, ALeaveAndAJoinFinishWithTheirEventsRecorded) {
   const TrainSummary plain = runTraining(steady);
   EXPECT_GT(churned.trainTime, plain.trainTime + 6.0);
   EXPECT_NEAR(churned.finalAccuracy, plain.finalAccuracy, 0.1);
+}
+
+// Push-pull under churn: a worker leaves an asp run on a colocated parameter
+// server (its shard goes with it; the servers' weights are re-cut for the
+// survivors) and the run finishes on 3 workers with every update counted.
+TEST(Churn, APushPullRunLosesAWorkerAndItsShardAndFinishes) {
+  at::set_num_threads(1);
+  TrainConfig c = testing::equivalenceConfig("mlp", 8, 96, "ring");
+  c.sync = "asp";
+  c.arch = "ps:colocated";
+  c.workers = 4;
+  c.checkpointEvery = 16;
+  c.compute = "fixed:5ms";
+  c.membership = "leave:1@40";
+  c.out = testing::makeTempDir("churn-asp");
+  const TrainSummary churned = runTraining(c);
+  EXPECT_EQ(churned.status, RunStatus::kFinished);
+  EXPECT_EQ(churned.workers, 3);
+  EXPECT_EQ(churned.iterations, 96);
+  EXPECT_GT(churned.finalAccuracy, 0.5);  // chance: 0.1
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(c.out + "/summary.json"));
+  ASSERT_EQ(summary["resizes"].size(), 1u) << summary.dump();
+  EXPECT_EQ(summary["resizes"][0]["from"], 4);
+  EXPECT_EQ(summary["resizes"][0]["to"], 3);
 }
 
 }  // namespace

@@ -75,4 +75,10 @@ void loadResizedCompressorStates(ConstBytes own, ConstBytes first,
   }
 }
 
+int64_t rebaseUpdates(int64_t count, int oldWorkers, int workers) {
+  TETRAD_CHECK(oldWorkers >= 1 && workers >= 1 && count >= 0, InvalidArgument,
+               "rebasing {} updates from {} to {} workers", count, oldWorkers, workers);
+  return count / oldWorkers * workers + count % oldWorkers * workers / oldWorkers;
+}
+
 }  // namespace tetrad

@@ -105,6 +105,17 @@ struct ExchangeStats {
   int64_t updatesApplied = 0;
 };
 
+// What an elastic resize hands an exchange (Exchange::loadResized).
+struct ResizedState {
+  int oldWorkers = 0;
+  ConstBytes own;    // this worker's saveState() there; empty for an added worker
+  ConstBytes first;  // worker 0's
+  // Every old worker's, by rank (empty unless resizeReadsEveryWorker()).
+  std::vector<ConstBytes> every;
+  // This worker's parameters as resumed (its own, or worker 0's when added).
+  std::span<const float> params;
+};
+
 class Exchange {
  public:
   virtual ~Exchange() = default;
@@ -156,12 +167,13 @@ class Exchange {
   virtual ByteBuffer saveState();
   virtual void loadState(ConstBytes state);
   // An elastic resize (docs/reliability.md): the checkpoint was written by
-  // `oldWorkers` workers and this run has another count. `own` is this
-  // worker's saveState() there (empty for a worker the old run did not
-  // have), `first` worker 0's. Default: the exchange keeps the state it was
-  // built with, so nothing is carried (a parameter server's clocks and pull
-  // states, gossip's public copies start afresh).
-  virtual void loadResized(ConstBytes own, ConstBytes first, int oldWorkers) {}
+  // state.oldWorkers workers and this run has another count; collective over
+  // the workers like loadState(), and before any worker steps. Default: the
+  // exchange keeps the state it was built with, so nothing is carried
+  // (gossip's public copies start afresh).
+  virtual void loadResized(const ResizedState& state) {}
+  // True when loadResized() needs every old worker's state (ResizedState::every).
+  virtual bool resizeReadsEveryWorker() const { return false; }
 };
 
 // Helpers for saveState()/loadState(): every stream's compressor states,
@@ -179,6 +191,11 @@ void loadCompressorStates(ConstBytes bytes, std::span<std::vector<CompressorStat
 void loadResizedCompressorStates(ConstBytes own, ConstBytes first,
                                  std::span<std::vector<CompressorState>> streams, int rank,
                                  std::string_view who);
+
+// An update count of a push-pull run of `oldWorkers` workers (W updates per
+// global iteration) rebased to `workers`: c·W'/W, rounded down, so that the
+// global iteration c/W is kept exactly.
+int64_t rebaseUpdates(int64_t count, int oldWorkers, int workers);
 
 using ExchangePtr = std::unique_ptr<Exchange>;
 

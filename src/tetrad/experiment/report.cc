@@ -61,7 +61,7 @@ std::string mapSection(const std::string& dir) {
 std::string elasticSection(const std::vector<RunRecord>& records) {
   std::string rows;
   for (const RunRecord& r : records) {
-    const std::vector<ResizeMark> marks = readResizes(r.folder);
+    const std::vector<ResizeMark>& marks = r.resizes;
     const nlohmann::json extra =
         nlohmann::json::parse(r.extraJson.empty() ? "{}" : r.extraJson, nullptr, false);
     const bool supervised = extra.is_object() && extra.contains("elastic");

@@ -121,8 +121,7 @@ struct ClusterCurves {
 std::string resizeMarks(const ClusterGroup& group) {
   std::string marks;
   for (size_t i = 0; i < group.rows.size(); ++i) {
-    if (group.rows[i].curveFolders.empty()) continue;
-    for (const ResizeMark& mark : readResizes(group.rows[i].curveFolders.front())) {
+    for (const ResizeMark& mark : group.rows[i].resizes) {
       if (std::isnan(mark.trainTime)) continue;
       marks += fmt::format(
           "set arrow from {0}, graph 0 to {0}, graph 1 nohead dashtype 2 linecolor rgb 'gray40'\n"

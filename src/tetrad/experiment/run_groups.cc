@@ -34,6 +34,7 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
   row.targetAccuracy = first.targetAccuracy;
   row.lrTunedFrom = first.lrTunedFrom;
   row.layerWise = first.bucketBytes == 0;
+  row.resizes = first.resizes;
   std::vector<double> accuracy, toTarget, itersTarget, train, timeIter, bytes, compute, comm, codec,
       throughput;
   for (const RunRecord* r : runs) {

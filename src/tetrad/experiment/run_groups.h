@@ -48,6 +48,7 @@ struct MethodRow {
   double codecPerIter = kMissing;         // encode/decode charged (train/loop/codec_charge.h)
   double throughput = kMissing;           // samples per second
   std::vector<std::string> curveFolders;  // every seed's run, lowest seed first
+  std::vector<ResizeMark> resizes;        // of its first run (elastic resumes)
   bool isBaseline = false;
   bool isFp16Baseline = false;
 };

@@ -152,21 +152,15 @@ RunRecord readRunFolder(const std::string& folder) {
     if (summary.is_object() && summary.contains(key)) extra[key] = summary[key];
   }
   if (!extra.empty()) r.extraJson = extra.dump();
-  return r;
-}
-
-std::vector<ResizeMark> readResizes(const std::string& folder) {
-  const json summary = readJson(fs::path(folder) / "summary.json");
-  std::vector<ResizeMark> marks;
-  if (!summary.is_object() || !summary.contains("resizes") || !summary["resizes"].is_array())
-    return marks;
-  for (const json& resize : summary["resizes"]) {
-    const double iteration = numberOr(resize, "iteration");
-    const double from = numberOr(resize, "from"), to = numberOr(resize, "to");
-    if (std::isnan(iteration) || std::isnan(from) || std::isnan(to)) continue;
-    marks.push_back({int64_t(iteration), int(from), int(to), numberOr(resize, "train_time")});
+  if (extra.contains("resizes") && extra["resizes"].is_array()) {
+    for (const json& resize : extra["resizes"]) {
+      const double iteration = numberOr(resize, "iteration");
+      const double from = numberOr(resize, "from"), to = numberOr(resize, "to");
+      if (std::isnan(iteration) || std::isnan(from) || std::isnan(to)) continue;
+      r.resizes.push_back({int64_t(iteration), int(from), int(to), numberOr(resize, "train_time")});
+    }
   }
-  return marks;
+  return r;
 }
 
 std::vector<RunRecord> readRunFolders(const std::string& dir) {

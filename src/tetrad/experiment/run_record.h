@@ -19,6 +19,14 @@ namespace tetrad::experiment {
 
 inline constexpr double kMissing = std::numeric_limits<double>::quiet_NaN();
 
+// An elastic resize of a run (summary.json's "resizes", written when a run
+// resumed on another worker count; train/loop/rank_trainer_resize.cc).
+struct ResizeMark {
+  int64_t iteration = 0;
+  int from = 0, to = 0;
+  double trainTime = kMissing;  // training time at the resize
+};
+
 struct RunRecord {
   std::string folder;   // path of the run folder
   std::string name;     // its last component
@@ -69,6 +77,7 @@ struct RunRecord {
   // Optional summary fields kept verbatim (JSON text, "" when absent):
   // staleness_histogram, bytes_sent_by_role, resizes, elastic.
   std::string extraJson;
+  std::vector<ResizeMark> resizes;  // summary.json's "resizes", parsed
 };
 
 // One evaluation of the test set (metrics.jsonl, "kind": "eval").
@@ -94,15 +103,6 @@ RunRecord readRunFolder(const std::string& folder);
 // Every sub-folder of `dir` holding run.json, config.json or summary.json,
 // ordered by cluster, method (their order in the sweep file) and seed.
 std::vector<RunRecord> readRunFolders(const std::string& dir);
-
-// An elastic resize of a run (summary.json's "resizes", written when a run
-// resumed on another worker count; train/loop/rank_trainer_resize.cc).
-struct ResizeMark {
-  int64_t iteration = 0;
-  int from = 0, to = 0;
-  double trainTime = kMissing;  // training time at the resize
-};
-std::vector<ResizeMark> readResizes(const std::string& folder);
 
 // The evaluations recorded in `folder`/metrics.jsonl, in file order.
 std::vector<EvalPoint> readEvalCurve(const std::string& folder);

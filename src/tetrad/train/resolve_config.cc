@@ -251,7 +251,7 @@ void resolveOptimizer(const TrainConfig& c, ResolvedConfig& r) {
 }
 
 // --membership (membership.h): a simulated, checkpointed, collective run.
-void resolveMembership(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {
+void resolveMembership(const TrainConfig& c, ResolvedConfig& r) {
   TETRAD_CHECK(c.churnRestart >= 0 && std::isfinite(c.churnRestart), InvalidArgument,
                "invalid --churn-restart {}: seconds >= 0", c.churnRestart);
   if (c.membership.empty()) return;
@@ -264,9 +264,6 @@ void resolveMembership(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy
   TETRAD_CHECK(c.checkpointEvery > 0, InvalidArgument,
                "--membership needs --checkpoint-every N: a lost worker's run resumes from the "
                "newest checkpoint");
-  TETRAD_CHECK(sync.mode() != SyncMode::kPushPull, Unsupported,
-               "--membership with --sync {}: resizing a push-pull run is not supported yet",
-               r.sync);
   TETRAD_CHECK(c.resume.empty(), InvalidArgument,
                "--membership with --resume: churn is simulated from the start of a run");
 }
@@ -315,7 +312,7 @@ void resolveRecording(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy&
   const bool wantsCheckpoints = c.checkpointEvery > 0 || !c.resume.empty();
   TETRAD_CHECK(!wantsCheckpoints || !c.timingOnly, InvalidArgument,
                "--checkpoint-every/--resume: a --timing-only run has no model to checkpoint");
-  resolveMembership(c, r, sync);
+  resolveMembership(c, r);
 }
 
 void resolveNetwork(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {

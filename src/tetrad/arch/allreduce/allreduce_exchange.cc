@@ -99,8 +99,8 @@ class AllreduceExchange final : public Exchange {
   void loadState(ConstBytes state) override {
     loadCompressorStates(state, states_, fmt::format("rank {}: {}", transport_.rank(), spec()));
   }
-  void loadResized(ConstBytes own, ConstBytes first, int /*oldWorkers*/) override {
-    loadResizedCompressorStates(own, first, states_, transport_.rank(),
+  void loadResized(const ResizedState& state) override {
+    loadResizedCompressorStates(state.own, state.first, states_, transport_.rank(),
                                 fmt::format("rank {}: {}", transport_.rank(), spec()));
   }
 

@@ -168,6 +168,30 @@ class AdpsgdExchange final : public Exchange {
     if (transport_.rank() == 0) server_->restoreCount(count);
   }
 
+  // An elastic resize (docs/reliability.md): a worker the old run had keeps
+  // its state (model, pending averages, partner stream, histogram); an added
+  // one starts at its parameters (worker 0's) with worker 0's step count and
+  // a partner stream of its own. Tick counts are rebased to W' ticks per
+  // iteration (rebaseUpdates), so the global iteration continues.
+  void loadResized(const ResizedState& state) override {
+    const auto rebase = [&](int64_t count) {
+      return rebaseUpdates(count, state.oldWorkers, options_.workers);
+    };
+    if (!state.own.empty()) {
+      loadState(state.own);
+      clock_ = rebase(clock_);
+      model_->setClock(rebase(model_->clock()));
+      if (transport_.rank() == 0) server_->restoreCount(rebase(server_->count()));
+      return;
+    }
+    ByteReader in(state.first);
+    const auto steps = in.get<int64_t>("steps");
+    const auto clock = in.get<int64_t>("clock");
+    steps_ = steps;
+    clock_ = rebase(clock);
+    model_->restart(state.params, clock_);
+  }
+
   ExchangeStats stats() const override {
     ExchangeStats stats;
     stats.stalenessHistogram = histogram_;

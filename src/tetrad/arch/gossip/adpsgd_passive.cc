@@ -3,6 +3,7 @@
 // the lock; a tick (rank 0) is 1 + 8 bytes in and 9 out.
 #include "tetrad/arch/gossip/adpsgd_passive.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "tetrad/core/error.h"
@@ -67,6 +68,25 @@ void SharedModel::load(ByteReader& in) {
   const ConstBytes pending = in.getBytes(pending_.size() * sizeof(float), "pending averages");
   std::memcpy(served_.data(), served.data(), served.size());
   std::memcpy(pending_.data(), pending.data(), pending.size());
+  clock_ = clock;
+}
+
+int64_t SharedModel::clock() const {
+  std::lock_guard lock(mutex_);
+  return clock_;
+}
+
+void SharedModel::setClock(int64_t clock) {
+  std::lock_guard lock(mutex_);
+  clock_ = clock;
+}
+
+void SharedModel::restart(std::span<const float> x, int64_t clock) {
+  std::lock_guard lock(mutex_);
+  TETRAD_CHECK(x.size() == served_.size(), InvalidArgument,
+               "AD-PSGD restart with {} parameters, the model has {}", x.size(), served_.size());
+  std::copy(x.begin(), x.end(), served_.begin());
+  std::fill(pending_.begin(), pending_.end(), 0.0f);
   clock_ = clock;
 }
 

@@ -82,6 +82,11 @@ class SharedModel {
   // another size and then changes nothing.
   void save(ByteWriter& out) const;
   void load(ByteReader& in);
+  // An elastic resize, at the same cut: the stamp rebased to the new worker
+  // count, or (an added worker) a fresh start at `x`: served = x, pending = 0.
+  int64_t clock() const;
+  void setClock(int64_t clock);
+  void restart(std::span<const float> x, int64_t clock);
 
  private:
   mutable std::mutex mutex_;

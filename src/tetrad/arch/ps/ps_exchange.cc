@@ -15,7 +15,9 @@
 
 #include "tetrad/arch/ps/ps_layout.h"
 #include "tetrad/arch/ps/ps_protocol.h"
+#include "tetrad/arch/ps/ps_resize.h"
 #include "tetrad/arch/ps/ps_shard.h"
+#include "tetrad/arch/ps/ps_shard_image.h"
 #include "tetrad/collectives/barrier.h"
 #include "tetrad/collectives/call_check.h"
 #include "tetrad/collectives/reduce_ops.h"
@@ -59,41 +61,30 @@ class PsExchange final : public Exchange {
   }
 
   std::string spec() const override {
-    std::string text = fmt::format("ps:{}", layout_.shards);
-    return layout_.colocated ? text + ":colocated" : text;
+    return fmt::format("ps:{}{}", layout_.shards, layout_.colocated ? ":colocated" : "");
   }
 
   bool isServerRank() const override { return world_.rank() >= layout_.workers; }
 
-  // Checkpoints: the worker's push states and clock, and the state of every shard
-  // this worker answers for (PsLayout::checkpointOwner), fetched at a
-  // quiescent cut: a barrier so that every worker has finished its
-  // iteration (and every shard its round), the fetch, and a barrier so
-  // that no worker pushes again before every shard's state is taken.
+  // Checkpoints (ps::WorkerState): push states, clock and the shards this worker
+  // answers for (PsLayout::checkpointOwner), fetched at a quiescent cut: a barrier
+  // (every worker done with its iteration, every shard with its round), the
+  // fetch, a barrier (no worker pushes before every shard's state is taken).
   ByteBuffer saveState() override {
-    ByteBuffer bytes;
-    ByteWriter out(bytes);
     const ByteBuffer states = saveCompressorStates(states_);
-    out.put<uint64_t>(states.size());
-    out.putBytes(states);
-    out.put<int64_t>(clock_);
+    ps::WorkerState saved{states, clock_, {}};
     barrier(workers_, CollectiveOptions{layout_.checkpointTag});
     const std::vector<int> owned = ownedShards();
-    std::vector<ByteBuffer> messages;
+    std::vector<ByteBuffer> messages(owned.size(),
+                                     request(ps::RequestKind::kCheckpoint, 0, 0, 0, {}));
     std::vector<RequestPtr> sends;
-    messages.reserve(owned.size());
-    for (int shard : owned) {
-      messages.push_back(request(ps::RequestKind::kCheckpoint, 0, 0, 0, {}));
-      sends.push_back(world_.isend(layout_.shardRank(shard), layout_.requestTag, messages.back()));
-    }
-    std::vector<ByteBuffer> shardStates = receiveShardReplies(owned);
-    waitAll(sends);
-    out.put<uint32_t>(uint32_t(owned.size()));
     for (size_t i = 0; i < owned.size(); ++i) {
-      out.put<uint32_t>(uint32_t(owned[i]));
-      out.put<uint64_t>(shardStates[i].size());
-      out.putBytes(shardStates[i]);
+      sends.push_back(world_.isend(layout_.shardRank(owned[i]), layout_.requestTag, messages[i]));
     }
+    const std::vector<ByteBuffer> shardStates = receiveShardReplies(owned);
+    waitAll(sends);
+    for (size_t i = 0; i < owned.size(); ++i) saved.shards.emplace_back(owned[i], shardStates[i]);
+    ByteBuffer bytes = ps::writeWorkerState(saved);
     barrier(workers_, CollectiveOptions{layout_.checkpointTag + kCollectiveTagSpan});
     return bytes;
   }
@@ -101,37 +92,48 @@ class PsExchange final : public Exchange {
   // Everything is read and checked before any shard is sent its state.
   void loadState(ConstBytes state) override {
     const std::string who = fmt::format("rank {}: {}", world_.rank(), spec());
-    ByteReader in(state);
-    const auto length = in.get<uint64_t>("compressor states length");
-    loadCompressorStates(in.getBytes(size_t(length), "compressor states"), states_, who);
-    const auto clock = in.get<int64_t>("push clock");
-    TETRAD_CHECK(clock >= 0, ProtocolError, "{}: push clock {}", who, clock);
+    const ps::WorkerState saved = ps::readWorkerState(state, who);
+    loadCompressorStates(saved.compressorStates, states_, who);
     const std::vector<int> owned = ownedShards();
-    const auto count = in.get<uint32_t>("shard count");
-    TETRAD_CHECK(count == owned.size(), InvalidArgument,
+    TETRAD_CHECK(saved.shards.size() == owned.size(), InvalidArgument,
                  "{}: the checkpoint holds the state of {} shards, this worker answers for {}", who,
-                 count, owned.size());
-    std::vector<ByteBuffer> messages;
-    for (int shard : owned) {
-      const auto saved = in.get<uint32_t>("shard");
-      TETRAD_CHECK(saved == uint32_t(shard), InvalidArgument,
-                   "{}: the checkpoint holds shard {} where this worker answers for shard {}", who,
-                   saved, shard);
-      const auto bytes = in.get<uint64_t>("shard state length");
-      const ConstBytes shardState = in.getBytes(size_t(bytes), "shard state");
-      ByteBuffer message = request(ps::RequestKind::kRestore, 0, 0, 0, {});
-      message.reserve(message.size() + shardState.size());
-      message.insert(message.end(), shardState.begin(), shardState.end());
-      messages.push_back(std::move(message));
-    }
-    in.expectEnd("parameter-server state");
-    std::vector<RequestPtr> sends;
+                 saved.shards.size(), owned.size());
+    std::vector<ConstBytes> states;
     for (size_t i = 0; i < owned.size(); ++i) {
-      sends.push_back(world_.isend(layout_.shardRank(owned[i]), layout_.requestTag, messages[i]));
+      const auto& [shard, bytes] = saved.shards[i];
+      TETRAD_CHECK(shard == owned[i], InvalidArgument,
+                   "{}: the checkpoint holds shard {} where this worker answers for shard {}", who,
+                   shard, owned[i]);
+      states.push_back(bytes);
     }
-    receiveShardReplies(owned);  // acknowledgements
-    waitAll(sends);
-    clock_ = clock;
+    restoreShards(owned, states);
+    clock_ = saved.clock;
+  }
+
+  // ps_resize.h: the old shards' images re-cut for this run's shards; push
+  // states as the all-reduce keeps them (exchange.h).
+  bool resizeReadsEveryWorker() const override { return true; }
+  void loadResized(const ResizedState& state) override {
+    const std::string who = fmt::format("rank {}: {}", world_.rank(), spec());
+    const ps::WorkerState first = ps::readWorkerState(state.first, who);
+    const ps::WorkerState own =
+        state.own.empty() ? ps::WorkerState{} : ps::readWorkerState(state.own, who);
+    loadResizedCompressorStates(own.compressorStates, first.compressorStates, states_,
+                                world_.rank(), who);
+    std::vector<ps::ShardImage> old;
+    for (ConstBytes section : state.every) {
+      for (const auto& [shard, bytes] : ps::readWorkerState(section, who).shards) {
+        old.push_back(ps::readShardImage(bytes));
+      }
+    }
+    const std::vector<int> owned = ownedShards();
+    std::vector<ByteBuffer> images;
+    for (int shard : owned) {
+      images.push_back(
+          ps::writeShardImage(ps::resizedShardImage(layout_, shard, old, state.oldWorkers)));
+    }
+    restoreShards(owned, std::vector<ConstBytes>(images.begin(), images.end()));
+    clock_ = 0;
   }
 
   void serve(ServerBooks* books) override {
@@ -287,6 +289,22 @@ class PsExchange final : public Exchange {
       awaited_[id] = false;
       onReply(id, message.bytes);
     }
+  }
+
+  // Sends each shard of `owned` its state (kRestore); waits for every reply.
+  void restoreShards(const std::vector<int>& owned, const std::vector<ConstBytes>& states) {
+    std::vector<ByteBuffer> messages;
+    for (const ConstBytes& state : states) {
+      ByteBuffer message = request(ps::RequestKind::kRestore, 0, 0, 0, {});
+      message.insert(message.end(), state.begin(), state.end());
+      messages.push_back(std::move(message));
+    }
+    std::vector<RequestPtr> sends;
+    for (size_t i = 0; i < owned.size(); ++i) {
+      sends.push_back(world_.isend(layout_.shardRank(owned[i]), layout_.requestTag, messages[i]));
+    }
+    receiveShardReplies(owned);  // acknowledgements
+    waitAll(sends);
   }
 
   // The shards whose state this worker takes into its checkpoints.

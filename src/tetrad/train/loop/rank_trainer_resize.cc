@@ -11,16 +11,17 @@
 //   loop state, meter            its own                               worker 0's (no traffic)
 //
 // The lost workers' (rank >= W') error-feedback residuals and models are
-// dropped. An exchange whose state depends on the worker count (a parameter
-// server's clocks and pull states, gossip's public copies) starts afresh
-// (Exchange::loadResized). The data and the learning rate follow the global
+// dropped. Exchange::loadResized carries what depends on the exchange: an
+// all-reduce's and a parameter server's push states follow the rule above,
+// gossip's public copies start afresh. The data and the learning rate follow the global
 // batch, which is kept (ResolvedConfig::batchWorkers): an iteration still
 // covers the same samples of the epoch's permutation, split over W' ranks,
 // so no sample of the current epoch is repeated or skipped, and the steps
 // per epoch and the schedule are unchanged.
 //
-// Push-pull runs (ssp, asp, AD-PSGD) are refused: their servers' weights
-// and clocks would have to be re-sharded (not yet supported).
+// A parameter server (ps_resize.h) re-cuts every old worker's shard states
+// for the new shards; its update counts and AD-PSGD's step counter are
+// rebased to W' updates per iteration (rebaseUpdates in exchange.h).
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -32,10 +33,6 @@ namespace tetrad::train {
 
 int64_t RankTrainer::loadResized(Run& r, const CheckpointAt& at) {
   const std::string& folder = config_.given.resume;
-  TETRAD_CHECK(r.sync->mode() != SyncMode::kPushPull, Unsupported,
-               "--resume {}: the checkpoint is of {} workers and this run has {}; resizing a "
-               "push-pull run (--sync {}) is not supported yet: resume it on {} workers",
-               folder, at.workers, r.workers, config_.sync, at.workers);
   TETRAD_CHECK(globalBatchOf(config_, r.workers) >= r.workers, InvalidArgument,
                "--resume {}: a global batch of {} cannot be split over {} workers", folder,
                globalBatchOf(config_, r.workers), r.workers);
@@ -56,22 +53,42 @@ int64_t RankTrainer::loadResized(Run& r, const CheckpointAt& at) {
                  origin, sections.getText("world", origin), worldText(at.workers, oldRank));
     return sections;
   };
-  const CheckpointSections first = readChecked(0);
-  const CheckpointSections own = kept && rank != 0 ? readChecked(rank) : CheckpointSections();
-  const CheckpointSections& mine = kept && rank != 0 ? own : first;
-  const std::string origin = store.pathOf(at.iteration, kept ? rank : 0);
+  // Worker 0's sections, this worker's own, and (a parameter server) every
+  // old worker's: each read once.
+  std::vector<CheckpointSections> old(size_t(at.workers));
+  const bool every = r.exchange->resizeReadsEveryWorker();
+  for (int oldRank = 0; oldRank < at.workers; ++oldRank) {
+    if (oldRank == 0 || (kept && oldRank == rank) || every)
+      old[size_t(oldRank)] = readChecked(oldRank);
+  }
+  const int from = kept ? rank : 0;  // whose replica, loop state and meter
+  const CheckpointSections& first = old[0];
+  const CheckpointSections& mine = old[size_t(from)];
+  const std::string firstOrigin = store.pathOf(at.iteration, 0);
+  std::string origin = store.pathOf(at.iteration, from);
   try {
     r.compute->loadState(mine.get("replica", origin), origin);
-    r.exchange->loadResized(kept ? mine.get("exchange", origin) : ConstBytes(),
-                            first.get("exchange", origin), at.workers);
+    ResizedState resized;
+    resized.oldWorkers = at.workers;
+    if (kept) resized.own = mine.get("exchange", origin);
+    resized.first = first.get("exchange", firstOrigin);
+    for (int oldRank = 0; every && oldRank < at.workers; ++oldRank) {
+      resized.every.push_back(
+          old[size_t(oldRank)].get("exchange", store.pathOf(at.iteration, oldRank)));
+    }
+    resized.params = r.compute->parameters();
+    // A damaged exchange state may be any worker's (a parameter server reads them all).
+    if (every) origin = fmt::format("{} (or another worker's of {})", origin, store.folder());
+    r.exchange->loadResized(resized);
+    origin = store.pathOf(at.iteration, from);
     loadLoopAndBooks(r, mine, origin, at.iteration, /*asNewRank=*/!kept);
     // The run's resizes so far, and this one.
-    nlohmann::json resizes =
-        first.has("resizes") ? nlohmann::json::parse(first.getText("resizes", origin), nullptr,
-                                                     /*allow_exceptions=*/false)
-                             : nlohmann::json::array();
+    nlohmann::json resizes = first.has("resizes")
+                                 ? nlohmann::json::parse(first.getText("resizes", firstOrigin),
+                                                         nullptr, /*allow_exceptions=*/false)
+                                 : nlohmann::json::array();
     TETRAD_CHECK(resizes.is_array(), InvalidArgument, "checkpoint {}: its resizes are not a list",
-                 origin);
+                 firstOrigin);
     resizes.push_back({{"iteration", at.iteration},
                        {"from", at.workers},
                        {"to", r.workers},
