@@ -21,6 +21,7 @@
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/run_groups.h"
 #include "tetrad/experiment/run_record.h"
+#include "tetrad/model/advice_table.h"
 #include "tetrad/model/advisor.h"
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
@@ -46,6 +47,7 @@ struct AdviseFlags {
   double noiseRatio = model::kDefaultNoiseRatio;
   double momentum = model::kDefaultMomentum;  // as tetrad train's --momentum
   bool noMeasure = false;
+  bool explain = false;  // the derivations of every row (the default: advice_table.h)
   // "": measure here (or nominal with --no-measure); profile:NAME|FILE: a
   // codec profile, as timing-only runs charge it; none: no codec time.
   std::string codecCost;
@@ -184,14 +186,38 @@ std::vector<std::pair<model::Prediction, double>> printRanking(
       if (it != errors->end()) return it->second;
       return (*errors)[c.spec()] = model::measureWorkloadError(c, workload).ratio;
     };
-    std::printf(
-        "# predicted time to target, in ms per BSP iteration = time per iteration × iteration "
-        "multiplier [its theory: docs/convergence.md; ω, δ measured here on Gaussian vectors "
-        "of the model's buckets; noise ratio s = %g]; [! ...] caveats\n",
-        f.noiseRatio);
     const model::TargetRanking target = model::rankByTimeToTarget(ranking, context.network.workers,
                                                                   f.noiseRatio, f.momentum, error);
-    lines = model::formatTargetRanking(target, penalties);
+    const std::string source = f.noiseRatio == model::kDefaultNoiseRatio
+                                   ? model::kDefaultNoiseRatioSource
+                                   : "--noise-ratio";
+    if (f.explain) {
+      std::printf(
+          "# predicted time to target, in ms per BSP iteration = time per iteration × iteration "
+          "multiplier [its theory: docs/convergence.md; ω, δ measured here on Gaussian vectors "
+          "of the model's buckets; noise ratio s = %g, %s]; [! ...] caveats\n",
+          f.noiseRatio, source.c_str());
+      lines = model::formatTargetRanking(target, penalties);
+    } else {
+      const model::AdviceTable table = model::formatAdviceTable(target);
+      std::printf(
+          "# to target: predicted time to the same accuracy relative to %s = time per "
+          "iteration × iterations\n# iterations: convergence theory (docs/convergence.md) at "
+          "noise ratio s = %g, %s\n",
+          table.reference.c_str(), f.noiseRatio, source.c_str());
+      // The column names as a comment, the rows indented alike.
+      for (size_t i = 0; i < table.lines.size(); ++i) {
+        lines.push_back((i == 0 ? "# " : "  ") + table.lines[i]);
+      }
+      if (table.hidden > 0) {
+        lines.push_back(fmt::format(
+            "# {} slower all-reduce algorithms of the same methods left out; every row with its "
+            "derivation: --explain",
+            table.hidden));
+      } else {
+        lines.push_back("# every row with its derivation: --explain");
+      }
+    }
     for (const auto* part : {&target.covered, &target.uncovered}) {
       for (const model::TargetPrediction& t : *part) order.emplace_back(t.perIteration, t.seconds);
     }
@@ -212,13 +238,7 @@ std::vector<std::pair<model::Prediction, double>> printRanking(
 
 void printFastest(const std::vector<std::pair<model::Prediction, double>>& order) {
   for (const auto& [p, seconds] : order) {
-    if (!p.inTrain) continue;
-    std::printf("# fastest in tetrad train: %s (%.3f ms)\n", p.method.label().c_str(),
-                seconds * 1e3);
-    break;
-  }
-  for (const auto& [p, seconds] : order) {
-    if (!p.inTrain || !p.flags.empty()) continue;
+    if (!p.flags.empty()) continue;
     std::printf("# fastest without accuracy caveats: %s (%.3f ms)\n", p.method.label().c_str(),
                 seconds * 1e3);
     break;
@@ -255,8 +275,10 @@ void runAdvise(const AdviseFlags& f) {
   for (const std::string& skipped : ranking.skipped) {
     std::printf("# skipped %s\n", skipped.c_str());
   }
-  for (const std::string& line : model::formatScheduleAdvice(ranking, context)) {
-    std::printf("%s\n", line.c_str());
+  if (f.explain || !f.results.empty()) {
+    for (const std::string& line : model::formatScheduleAdvice(ranking, context)) {
+      std::printf("%s\n", line.c_str());
+    }
   }
   printFastest(order);
   if (!f.results.empty()) {
@@ -316,7 +338,10 @@ CommandRegistration registration([](CommandGroups& groups) {
                   "momentum > 0 (docs/convergence.md)")
       ->capture_default_str();
   cmd->add_option("--top", f->top, "print only the N fastest (0: all)")->capture_default_str();
-  auto noiseRatio = std::make_shared<std::string>("1");
+  cmd->add_flag("--explain", f->explain,
+                "every method (each all-reduce algorithm too) with the derivation of its time "
+                "per iteration and iteration multiplier, and the schedules");
+  auto noiseRatio = std::make_shared<std::string>(fmt::format("{:g}", model::kDefaultNoiseRatio));
   cmd->add_option("--noise-ratio", *noiseRatio,
                   "s = sigma^2/(n eps) of the iteration multipliers (docs/convergence.md); with "
                   "--map also 'fit': the s that best matches the sweep's measured multipliers")

@@ -139,8 +139,8 @@ class AdviseMap {
       std::printf(
           "# noise ratio s fitted to the measured iterations of %d methods: s = %.4g (rms log "
           "error %.3f; at s = %g: %.3f)%s\n",
-          fit->points, fit->noiseRatio, fit->rmsLogError, model::kDefaultNoiseRatio,
-          fit->rmsLogErrorDefault,
+          fit->points, fit->noiseRatio, fit->rmsLogError, model::kUnitNoiseRatio,
+          fit->rmsLogErrorAtOne,
           f_.fitNoiseRatio
               ? ""
               : fmt::format("; used only for comparison, s = {:g}", noiseRatio_).c_str());

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tetrad/model/iteration_theory.h"
+
 namespace tetrad::app {
 
 struct AdviseMapFlags {
@@ -11,9 +13,9 @@ struct AdviseMapFlags {
   std::string bandwidths = "100Mbps:400Gbps:6";  // MIN:MAX:STEPS, log-spaced
   std::string latencies = "1us:1ms:3";
   std::string netModel;  // "": each run's own (recorded in its config.json)
-  double noiseRatio = 1;       // s of the iteration multipliers (model/iteration_theory.h)
+  double noiseRatio = model::kDefaultNoiseRatio;  // s of the multipliers (iteration_theory.h)
   bool fitNoiseRatio = false;  // fit s to the sweep instead (model/noise_ratio_fit.h)
-  int jobs = 1;          // replays at a time (1: in this process; more: child processes)
+  int jobs = 1;                // replays at a time (1: in this process; more: child processes)
   // The tetrad binary that replays the runs, keying the replay cache ("":
   // this one; another one runs them as its child processes even at jobs 1).
   std::string exe;

@@ -165,6 +165,43 @@ void validateMap(const experiment::SweepSpec& spec) {
   }
 }
 
+// A sweep's failed and interrupted runs, named in one error (none: returns).
+void failOnUnfinished(const experiment::SweepOutcome& outcome,
+                      const experiment::TuningOutcome& tuned, const std::string& outDir) {
+  const size_t failed = outcome.failed + tuned.sweep.failed;
+  const size_t interrupted = outcome.interrupted + tuned.sweep.interrupted;
+  if (failed + interrupted > 0) {
+    std::string names;
+    for (const std::vector<std::string>* list :
+         {&tuned.sweep.failedRuns, &std::as_const(outcome.failedRuns)}) {
+      for (const std::string& name : *list) names += (names.empty() ? "" : ", ") + name;
+    }
+    std::string waiting;
+    for (const std::string& m : tuned.unfinished) waiting += (waiting.empty() ? "" : ", ") + m;
+    TETRAD_FAIL(
+        Error,
+        "{} of {} runs failed and {} were interrupted ({}); see train.log in their "
+        "folders under {} (the next tetrad run resumes the interrupted ones){}",
+        failed, outcome.total + tuned.sweep.total, interrupted, names, outDir,
+        waiting.empty() ? "" : fmt::format("; the runs of {} wait for their lr tuning", waiting));
+  }
+}
+
+// [map]: which method wins on which network (`tetrad advise --map`).
+void drawSweepMap(const experiment::SweepSpec& spec, const experiment::SweepOptions& options) {
+  AdviseMapFlags map;
+  map.results = options.outDir;
+  map.bandwidths = spec.map.bandwidth;
+  map.latencies = spec.map.latency;
+  map.netModel = spec.map.netModel;
+  map.fitNoiseRatio = spec.map.noiseRatio == "fit";
+  if (!map.fitNoiseRatio && !spec.map.noiseRatio.empty())
+    map.noiseRatio = parseNumber(spec.map.noiseRatio, "[map] noise_ratio");
+  map.jobs = options.jobs;
+  map.exe = options.exe;
+  runAdviseMap(map);
+}
+
 void runSweepFile(const RunOptions& o) {
   const experiment::SweepSpec spec = experiment::parseSweepFile(o.file);
   experiment::validateRuns(experiment::planRuns(spec, o.only), validateTrainArgs);
@@ -256,36 +293,8 @@ void runSweepFile(const RunOptions& o) {
   std::fflush(stdout);
   TETRAD_CHECK(outcome.configError.empty(), InvalidArgument, "{}", outcome.configError);
   TETRAD_CHECK(tuned.noPick.empty(), InvalidArgument, "{}", tuned.noPick.front());
-  const size_t failed = outcome.failed + tuned.sweep.failed;
-  const size_t interrupted = outcome.interrupted + tuned.sweep.interrupted;
-  if (failed + interrupted > 0) {
-    std::string names;
-    for (const std::vector<std::string>* list :
-         {&tuned.sweep.failedRuns, &std::as_const(outcome.failedRuns)}) {
-      for (const std::string& name : *list) names += (names.empty() ? "" : ", ") + name;
-    }
-    std::string waiting;
-    for (const std::string& m : tuned.unfinished) waiting += (waiting.empty() ? "" : ", ") + m;
-    TETRAD_FAIL(
-        Error,
-        "{} of {} runs failed and {} were interrupted ({}); see train.log in their "
-        "folders under {} (the next tetrad run resumes the interrupted ones){}",
-        failed, outcome.total + tuned.sweep.total, interrupted, names, options.outDir,
-        waiting.empty() ? "" : fmt::format("; the runs of {} wait for their lr tuning", waiting));
-  }
-  // [map]: which method wins on which network (`tetrad advise --map`).
-  if (spec.map.present) {
-    AdviseMapFlags map;
-    map.results = options.outDir;
-    map.bandwidths = spec.map.bandwidth;
-    map.latencies = spec.map.latency;
-    map.netModel = spec.map.netModel;
-    map.fitNoiseRatio = spec.map.noiseRatio == "fit";
-    if (!map.fitNoiseRatio) map.noiseRatio = parseNumber(spec.map.noiseRatio, "[map] noise_ratio");
-    map.jobs = options.jobs;
-    map.exe = options.exe;
-    runAdviseMap(map);
-  }
+  failOnUnfinished(outcome, tuned, options.outDir);
+  if (spec.map.present) drawSweepMap(spec, options);
 }
 
 void addRunCommand(CommandGroups& groups) {

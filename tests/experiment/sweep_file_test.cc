@@ -220,7 +220,7 @@ TEST(SweepFile, MapTableKeepsItsAxesAndRefusesBadOnesWithTheirLine) {
                       "noise_ratio)"),
             std::string::npos);
   // noise_ratio: a number >= 0 or "fit"; "1" by default.
-  EXPECT_EQ(defaults.map.noiseRatio, "1");
+  EXPECT_EQ(defaults.map.noiseRatio, "");  // the advisor's default
   EXPECT_EQ(parseSweepText(base + "noise_ratio = \"fit\"\n", "x.toml").map.noiseRatio, "fit");
   EXPECT_EQ(parseSweepText(base + "noise_ratio = 250\n", "x.toml").map.noiseRatio, "250");
   EXPECT_EQ(parseSweepText(base + "noise_ratio = 0.5\n", "x.toml").map.noiseRatio, "0.5");

@@ -25,7 +25,7 @@ else
   flag="--net-model $net"
 fi
 # shellcheck disable=SC2086
-"$tetrad" advise --model "$model" --workers "$workers" --cluster "$cluster" --compute 10ms \
+"$tetrad" advise --explain --model "$model" --workers "$workers" --cluster "$cluster" --compute 10ms \
   $flag --codec-cost profile:host-cpu >"$dir/advise.txt"
 # The time per iteration ("= T ms/iter × M iterations"), not the time to target.
 predicted=$(awk -v a="$arch" -v c="$compress" '$4 == "bsp" && $5 == a && $6 == c {

@@ -84,7 +84,7 @@ TEST(modelAdvisor, FlagsAndGossip) {
       EXPECT_EQ(p.flags, std::vector<std::string>{"costs accuracy: staleness"});
     }
     if (p.method.arch == "gossip:exp") {
-      EXPECT_FALSE(p.inTrain);
+      EXPECT_EQ(p.flags, std::vector<std::string>{"costs accuracy: neighbour averages only"});
       // α + d·4n·β with d = 5 on 8 ranks.
       EXPECT_NEAR(p.commSeconds, 25e-6 + 5 * 4.0 * 1663370 / 1.25e9, 1e-12);
     }

@@ -49,9 +49,9 @@ TEST(modelNoiseRatioFit, NoWorseThanTheDefaultAndSkipsWhatHasNoTheory) {
       {{"local:4", "allreduce:ring", "none"}, 8, NAN}};
   const NoiseRatioFit fit = fitNoiseRatio(points, kFixture);
   EXPECT_EQ(fit.points, 3);
-  EXPECT_LE(fit.rmsLogError, fit.rmsLogErrorDefault);
+  EXPECT_LE(fit.rmsLogError, fit.rmsLogErrorAtOne);
   EXPECT_GT(fit.noiseRatio, 10) << "these multipliers are near 1: noise dominates";
-  EXPECT_DOUBLE_EQ(fit.rmsLogErrorDefault, rmsLogError(points, kDefaultNoiseRatio, kFixture));
+  EXPECT_DOUBLE_EQ(fit.rmsLogErrorAtOne, rmsLogError(points, kUnitNoiseRatio, kFixture));
 }
 
 TEST(modelNoiseRatioFit, RefusesASweepWithNothingToFit) {

@@ -167,10 +167,10 @@ assert m, "no fit line"
 assert int(m[1]) >= 2, m[0]
 assert float(m[3]) <= float(m[4]) + 1e-9, m[0]
 assert re.search(r"^# advisor .*noise ratio [0-9.e+-]+, fitted\) .* agrees in \d+ of 12 cells", text, re.M)
-assert re.search(r"^# advisor at noise ratio 1 \(the default\): agrees in \d+ of 12 cells; \d+ more ties$", text, re.M)
+assert re.search(r"^# advisor at noise ratio 143.4 \(the default\): agrees in \d+ of 12 cells; \d+ more ties$", text, re.M)
 PY
 # At the default s the fit is shown for comparison, with its agreement.
-grep -Eq "^# noise ratio s fitted .*; used only for comparison, s = 1$" "$out/map.log" ||
+grep -Eq "^# noise ratio s fitted .*; used only for comparison, s = 143.4$" "$out/map.log" ||
   fail "the default map does not show the fitted s for comparison"
 grep -Eq "^# advisor at noise ratio [0-9.e+-]+ \(fitted to this sweep\): agrees in [0-9]+ of 12 cells; [0-9]+ more ties$" \
   "$out/map.log" || fail "the default map does not count the agreement at the fitted s"

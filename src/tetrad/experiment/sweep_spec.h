@@ -85,8 +85,9 @@ struct MapTable {
   std::string latency = "1us:1ms:3";
   std::string netModel;  // "": each run's own
   // The advisor's noise ratio s (`tetrad advise --noise-ratio`): a number,
-  // or "fit" (fitted to the sweep's measured multipliers).
-  std::string noiseRatio = "1";
+  // "fit" (fitted to the sweep's measured multipliers), or "" (the
+  // advisor's default, model/iteration_theory.h).
+  std::string noiseRatio;
 };
 
 struct SweepSpec {

@@ -5,8 +5,7 @@
 // methods without a theory after the others, by time per iteration.
 //
 // candidateMethods() is the default set, every point of it one that
-// `tetrad train` accepts today (docs/sync.md), plus gossip D-PSGD marked
-// "not yet in tetrad train":
+// `tetrad train` accepts (docs/sync.md):
 //   bsp × allreduce:{ring, rabenseifner, tree, hierarchical} × {none, fp16,
 //       qsgd:16, terngrad, topk:0.01,ef, randomk:0.01,ef, dgc:0.001,
 //       powersgd:2, sign, efsign}

@@ -47,7 +47,16 @@
 
 namespace tetrad::model {
 
-inline constexpr double kDefaultNoiseRatio = 1.0;
+// s = 1: the deterministic and the noise terms of a bound weigh alike (the
+// reference the fit of s is compared with, noise_ratio_fit.h).
+inline constexpr double kUnitNoiseRatio = 1.0;
+// The advisor's default s: fitted to the shipped survey sweep
+// (configs/survey.toml: MLP on Fashion-MNIST, 8 workers, 11 methods with a
+// theory; docs/convergence.md, "Fitting s"), the only measurement of s
+// tetrad ships. kDefaultNoiseRatioSource says so in the advisor's output.
+inline constexpr double kDefaultNoiseRatio = 143.4;
+inline constexpr const char* kDefaultNoiseRatioSource =
+    "fitted to the survey sweep configs/survey.toml, docs/convergence.md";
 // tetrad train's --momentum default (train_config.h takes it from here), for
 // runs and advice that do not say.
 inline constexpr double kDefaultMomentum = 0.9;

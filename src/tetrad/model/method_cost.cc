@@ -68,7 +68,6 @@ Prediction gossipPrediction(const Method& method, const ModelContext& c) {
                      c.network.secondsPerByteAt(packet, std::max(1, topology.maxDegree())));
   Prediction p;
   p.method = method;
-  p.inTrain = false;
   p.computeSeconds = c.compute.seconds;
   p.commSeconds = step.seconds;
   p.seconds = p.computeSeconds + p.commSeconds;
@@ -76,7 +75,7 @@ Prediction gossipPrediction(const Method& method, const ModelContext& c) {
       fmt::format("= compute {} + gossip {} [{} + {} × {} / {}, degree {}]", ms(p.computeSeconds),
                   ms(p.commSeconds), formatSeconds(c.network.alpha), topology.maxDegree(),
                   formatBytes(packet), formatBandwidth(1 / c.network.beta), topology.maxDegree());
-  p.flags = {"costs accuracy: neighbour averages only", "not yet in tetrad train"};
+  p.flags = {"costs accuracy: neighbour averages only"};
   return p;
 }
 

@@ -20,8 +20,8 @@
 //
 // Flags: "costs accuracy: ..." for lossy compressors (biased or unbiased
 // with extra variance; fp16/bf16 round only), Local SGD ("fewer
-// averages"), ssp/asp ("staleness") and gossip ("neighbour averages");
-// "not yet in tetrad train" for gossip. Points that train refuses
+// averages"), ssp/asp ("staleness") and gossip ("neighbour averages").
+// Points that train refuses
 // (docs/sync.md's rules, arch/registry.h checkCombination) are refused
 // here with the same InvalidArgument.
 //
@@ -56,7 +56,6 @@ struct Prediction {
   double commSeconds = 0;   // per iteration (divided by H under Local SGD)
   std::string derivation;   // "= compute 47.10 + codec ... + comm ... [ring ...]"
   std::vector<std::string> flags;
-  bool inTrain = true;  // false: tetrad train does not run it yet (gossip)
 };
 
 using CodecFunction = std::function<CodecCost(const Compressor&, const Workload&)>;

@@ -68,7 +68,7 @@ NoiseRatioFit fitNoiseRatio(const std::vector<MeasuredMultiplier>& measured,
   const double x = (lo + hi) / 2;
   fit.noiseRatio = cost(x) <= bestCost ? std::pow(10, x) : std::pow(10, best);
   fit.rmsLogError = cost(std::log10(fit.noiseRatio));
-  fit.rmsLogErrorDefault = rmsLogError(measured, kDefaultNoiseRatio, error);
+  fit.rmsLogErrorAtOne = rmsLogError(measured, kUnitNoiseRatio, error);
   return fit;
 }
 

@@ -3,8 +3,8 @@
 // ones a finished sweep measured (`tetrad advise --results DIR --map
 // --noise-ratio fit`, docs/convergence.md "Fitting s").
 //
-// The theory's bounds are worst cases with s = σ²/(n·ε) unknown; the
-// advisor's default s = 1 makes every deviation from BSP cost several times
+// The theory's bounds are worst cases with s = σ²/(n·ε) unknown; s = 1
+// makes every deviation from BSP cost several times
 // more iterations than the survey measured (Local SGD H = 8: 8.2× predicted,
 // 1.3× measured). Each method's measured multiplier (its iterations to
 // target over BSP's, same workers) pins down s; the fit takes the s in
@@ -31,10 +31,10 @@ struct MeasuredMultiplier {
 };
 
 struct NoiseRatioFit {
-  double noiseRatio = kDefaultNoiseRatio;
+  double noiseRatio = kUnitNoiseRatio;
   int points = 0;                 // methods the fit used
   double rmsLogError = 0;         // √mean (ln predicted − ln measured)² at the fit
-  double rmsLogErrorDefault = 0;  // the same at s = kDefaultNoiseRatio
+  double rmsLogErrorAtOne = 0;    // the same at s = 1 (kUnitNoiseRatio)
 };
 
 // InvalidArgument when no point is usable (no covered, non-exact method with
