@@ -9,9 +9,19 @@
 namespace tetrad::sched {
 namespace {
 
+// Every table of every family, in the generator's order.
+std::vector<const zoo::ZooTable*> allTables() {
+  std::vector<const zoo::ZooTable*> tables;
+  for (size_t f = 0; f < zoo::kZooFamilyCount; ++f) {
+    const zoo::ZooFamily& family = zoo::kZooFamilies[f];
+    for (size_t i = 0; i < *family.tableCount; ++i) tables.push_back(&family.tables[i]);
+  }
+  return tables;
+}
+
 const zoo::ZooTable* findTable(std::string_view base) {
-  for (size_t i = 0; i < zoo::kZooTableCount; ++i) {
-    if (base == zoo::kZooTables[i].name) return &zoo::kZooTables[i];
+  for (const zoo::ZooTable* table : allTables()) {
+    if (base == table->name) return table;
   }
   return nullptr;
 }
@@ -50,7 +60,7 @@ bool isZooModel(std::string_view model) {
 
 std::vector<std::string> zooModelNames() {
   std::vector<std::string> names;
-  for (size_t i = 0; i < zoo::kZooTableCount; ++i) names.emplace_back(zoo::kZooTables[i].name);
+  for (const zoo::ZooTable* table : allTables()) names.emplace_back(table->name);
   return names;
 }
 

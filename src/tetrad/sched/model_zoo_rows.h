@@ -1,5 +1,6 @@
 // The row format of the model zoo's generated layer tables
-// (model_zoo_tables.cc, written by scripts/gen_model_zoo.py; read by
+// (model_zoo_{resnet,vision,bert,sequence}.cc and their index
+// model_zoo_tables.cc, written by scripts/gen_model_zoo.py; read by
 // model_zoo.cc). Plain constant data; thread-safe.
 #pragma once
 
@@ -28,7 +29,14 @@ struct ZooTable {
   int defaultSequence;  // 0: an image model
 };
 
-extern const ZooTable kZooTables[];
-extern const size_t kZooTableCount;
+// The tables of one generated file (model_zoo_FAMILY.cc).
+struct ZooFamily {
+  const char* name;  // "resnet", "vision", "bert", "sequence"
+  const ZooTable* tables;
+  const size_t* tableCount;  // another file's constant: read after static initialisation
+};
+
+extern const ZooFamily kZooFamilies[];  // model_zoo_tables.cc
+extern const size_t kZooFamilyCount;
 
 }  // namespace tetrad::sched::zoo
