@@ -31,6 +31,7 @@
 #include "map_runs.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/experiment/map_baselines.h"
 #include "tetrad/experiment/method_map.h"
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/iteration_theory.h"
@@ -319,7 +320,21 @@ class AdviseMap {
         "resolve)\n",
         noiseRatio_, f_.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells,
         agreement.tied);
+    std::printf(
+        "# advisor exactly the fastest in %d of %d cells; %d cells hold 2 or more methods "
+        "within 10%% of the fastest\n",
+        agreement.exact, agreement.cells, agreement.crowded);
     for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
+    // The baselines (map_baselines.h): the same count for simpler advice.
+    const experiment::MapAgreement unit =
+        experiment::countAgreement(experiment::withUnitMultipliers(cells_));
+    const experiment::MapAgreement rules =
+        experiment::countAgreement(experiment::withThreeRulePicks(cells_));
+    std::printf(
+        "# baseline, cost model alone (every multiplier 1): agrees in %d of %d cells, exactly "
+        "in %d\n# baseline, three rules (>= 10 Gb/s: BSP; < 1 Gb/s: error feedback, else Local "
+        "SGD, else BSP; between: fp16, else BSP): agrees in %d of %d cells, exactly in %d\n",
+        unit.agreed, unit.cells, unit.exact, rules.agreed, rules.cells, rules.exact);
     for (size_t k = 0; k < otherRatios_.size(); ++k) {
       std::vector<experiment::MapCell> other = cells_;
       for (size_t c = 0; c < other.size(); ++c) {

@@ -170,6 +170,13 @@ assert re.search(r"^# advisor .*noise ratio [0-9.e+-]+, fitted\) .* agrees in \d
 assert re.search(r"^# advisor at noise ratio 143.4 \(the default\): agrees in \d+ of 12 cells; \d+ more ties$", text, re.M)
 PY
 # At the default s the fit is shown for comparison, with its agreement.
+# Exact picks and crowded cells apart, and the two baselines (map_baselines.h).
+grep -Eq "^# advisor exactly the fastest in [0-9]+ of 12 cells; [0-9]+ cells hold 2 or more methods" \
+  "$out/map.log" || fail "the map does not count exact picks and crowded cells"
+grep -Eq "^# baseline, cost model alone \(every multiplier 1\): agrees in [0-9]+ of 12 cells, exactly in [0-9]+$" \
+  "$out/map.log" || fail "the map does not judge the cost-model-alone baseline"
+grep -Eq "^# baseline, three rules .*: agrees in [0-9]+ of 12 cells, exactly in [0-9]+$" \
+  "$out/map.log" || fail "the map does not judge the three-rule baseline"
 grep -Eq "^# noise ratio s fitted .*; used only for comparison, s = 143.4$" "$out/map.log" ||
   fail "the default map does not show the fitted s for comparison"
 grep -Eq "^# advisor at noise ratio [0-9.e+-]+ \(fitted to this sweep\): agrees in [0-9]+ of 12 cells; [0-9]+ more ties$" \

@@ -150,6 +150,13 @@ MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance)
     ++agreement.cells;
     const MapEntry& w = *entryOf(cell, winner);
     const MapEntry& a = *entryOf(cell, advised);
+    const auto near =
+        std::count_if(cell.entries.begin(), cell.entries.end(), [&](const MapEntry& e) {
+          return std::isfinite(e.timeToTarget) &&
+                 e.timeToTarget <= (1 + tolerance) * w.timeToTarget;
+        });
+    if (near >= 2) ++agreement.crowded;
+    if (advised == winner) ++agreement.exact;
     const bool close =
         std::isfinite(a.timeToTarget) && a.timeToTarget <= (1 + tolerance) * w.timeToTarget;
     if (advised == winner || close) {

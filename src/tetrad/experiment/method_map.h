@@ -88,8 +88,10 @@ std::string advisedOf(const MapCell& cell);
 // winner's time to target (timeToTarget − evaluationSeconds < winner's).
 // Ties are reported beside the agreement, never inside it.
 struct MapAgreement {
-  int cells = 0;   // cells with a winner and an advised method
-  int agreed = 0;  // of which the advice agrees
+  int cells = 0;    // cells with a winner and an advised method
+  int agreed = 0;   // of which the advice agrees (the winner, or within tolerance)
+  int exact = 0;    // of which the advice is the winner itself
+  int crowded = 0;  // cells where 2 or more methods are within tolerance of the winner
   int tied = 0;    // of the others, ties within one evaluation step
   std::vector<std::string> disagreements;  // ties marked as such
 };
