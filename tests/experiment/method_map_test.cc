@@ -169,7 +169,7 @@ TEST(MethodMap, WinnerPictureListsOnlyTheWinnersInDistinctColours) {
     std::vector<MapEntry> entries;
     for (int m = 0; m < 12; ++m) {
       const bool wins = (bandwidth < 1e9 && m == 3) || (bandwidth > 1e9 && m == 11);
-      entries.push_back(entry("m" + std::to_string(m), wins ? 1.0 : 2.0 + m, 0, 0));
+      entries.push_back(entry("m" + std::to_string(m), wins ? 1.0 : 2.0 + m, NAN, NAN));
     }
     cells.push_back({bandwidth, 1e-5, entries});
   }
@@ -184,8 +184,32 @@ TEST(MethodMap, WinnerPictureListsOnlyTheWinnersInDistinctColours) {
   std::ifstream data(dir + "/map_winner.dat");
   const std::string winners((std::istreambuf_iterator<char>(data)),
                             std::istreambuf_iterator<char>());
-  EXPECT_NE(winners.find("\t0\n"), std::string::npos);  // m3: the first winner
-  EXPECT_NE(winners.find("\t1\n"), std::string::npos);  // m11: the second
+  // m3, the first winner, by 2.00x over m0 (2 s against 1 s); m11, the
+  // second, by 2.00x; no advice in the cells, so no "*".
+  EXPECT_NE(winners.find("\t0\t2.00x\n"), std::string::npos) << winners;
+  EXPECT_NE(winners.find("\t1\t2.00x\n"), std::string::npos) << winners;
+  // The axes in units: tics at the grid's values, the single latency a strip.
+  EXPECT_NE(gp.find("set xtics (\"0.8 Gb/s\" -0.09691, \"80 Gb/s\" 1.90309)"), std::string::npos);
+  EXPECT_NE(gp.find("set ytics (\"10.0 us\" 1)\nset yrange [0.5:1.5]"), std::string::npos);
+  EXPECT_NE(gp.find("size 900,300"), std::string::npos);
+}
+
+TEST(MethodMap, CellLabelsMarkTheAdvisorsDisagreement) {
+  // Two methods; the advisor predicts the slower one (b) faster.
+  std::vector<MapCell> cells;
+  for (double bandwidth : {1e8, 1e10}) {
+    cells.push_back({bandwidth, 1e-5, {entry("a", 1.0, 0, 0), entry("b", 1.5, 0, 0)}});
+    cells.back().entries[0].predictedTimePerIteration = 2;
+    cells.back().entries[0].predictedIterations = 1;
+    cells.back().entries[1].predictedTimePerIteration = 1;
+    cells.back().entries[1].predictedIterations = 1;
+  }
+  const std::string dir = ::testing::TempDir() + "/method_map_labels";
+  writeMap(dir, cells);
+  std::ifstream data(dir + "/map_winner.dat");
+  const std::string winners((std::istreambuf_iterator<char>(data)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(winners.find("\t0\t1.50x *\n"), std::string::npos) << winners;
 }
 
 }  // namespace

@@ -1,0 +1,286 @@
+// writeMap (method_map.h): a method map's files — map.csv, and the
+// pictures drawn by gnuplot from map.gp (the winner per cell, labelled with
+// its margin and the advisor's disagreements; time to target against
+// bandwidth at the middle latency).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/experiment/gnuplot.h"
+#include "tetrad/experiment/method_map.h"
+
+namespace tetrad::experiment {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A CSV field: quoted when it holds a comma or a quote (RFC 4180).
+std::string csvField(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Word-safe label for gnuplot (no quotes or spaces).
+std::string plotWord(const std::string& text) {
+  std::string out;
+  for (char c : text) out += (c == '"' || c == '\'' || c == ' ' || c == '\t') ? '_' : c;
+  return out;
+}
+
+const MapEntry* entryOf(const MapCell& cell, const std::string& method) {
+  for (const MapEntry& e : cell.entries) {
+    if (e.method == method) return &e;
+  }
+  return nullptr;
+}
+
+// map.csv: one row per (cell, method), the cell's winner marked.
+void writeMapCsv(const std::string& path, const std::vector<MapCell>& cells) {
+  std::ofstream csv(path);
+  csv << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
+         "winner\n";
+  auto number = [](double v) {
+    return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
+  };
+  for (const MapCell& cell : cells) {
+    const std::string winner = winnerOf(cell);
+    for (const MapEntry& e : cell.entries) {
+      csv << fmt::format(
+          "{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8, cell.latency, cell.workers,
+          csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)), csvField(e.method),
+          number(e.timeToTarget), number(e.timeStd), e.seeds, e.source, e.method == winner ? 1 : 0);
+    }
+  }
+  TETRAD_CHECK(csv.good(), Error, "cannot write {}", path);
+}
+
+// A cell's label: the winner's margin over the runner-up ("1.23x"; "only"
+// when no other method reaches the target), and " *" when the advisor
+// picked a method neither the winner nor within 10% of it.
+std::string cellLabel(const MapCell& cell) {
+  const std::string winner = winnerOf(cell);
+  if (winner.empty()) return "-";
+  double best = INFINITY, second = INFINITY;
+  for (const MapEntry& e : cell.entries) {
+    if (!std::isfinite(e.timeToTarget)) continue;
+    if (e.timeToTarget < best) {
+      second = best;
+      best = e.timeToTarget;
+    } else if (e.timeToTarget < second) {
+      second = e.timeToTarget;
+    }
+  }
+  std::string label = std::isfinite(second) ? fmt::format("{:.2f}x", second / best) : "only";
+  const std::string advised = advisedOf(cell);
+  const MapEntry* a = advised.empty() ? nullptr : entryOf(cell, advised);
+  const bool agrees = a == nullptr || advised == winner ||
+                      (std::isfinite(a->timeToTarget) && a->timeToTarget <= 1.1 * best);
+  return agrees ? label : label + " *";
+}
+
+// Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index in
+// `winners` (NaN where no method reaches the target: left blank), its
+// label; a data block per worker count.
+std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<int>& workerCounts,
+                         const std::vector<std::string>& winners) {
+  std::string data;
+  for (int workers : workerCounts) {
+    for (const MapCell& cell : cells) {
+      if (cell.workers != workers) continue;
+      const std::string winner = winnerOf(cell);
+      const auto it = std::find(winners.begin(), winners.end(), winner);
+      data += fmt::format(
+          "{:.6g}\t{:.6g}\t{}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
+          std::log10(cell.latency * 1e6),
+          it == winners.end() ? std::string("NaN") : std::to_string(it - winners.begin()),
+          cellLabel(cell));
+    }
+    data += "\n\n";
+  }
+  return data;
+}
+
+// gnuplot tics at log10 of each grid value, labelled in units ("0.1 Gb/s",
+// "31.6 us"), and a range half a step beyond the outer ones (one step for a
+// single value: a strip).
+std::string logTics(const char* axis, const std::map<double, int>& values, double scale,
+                    bool bandwidth) {
+  std::string tics;
+  for (const auto& [value, unused] : values) {
+    const double scaled = value * scale;
+    const std::string text = bandwidth ? fmt::format("{:.3g} Gb/s", scaled) : formatSeconds(value);
+    tics += fmt::format("{}\"{}\" {:.6g}", tics.empty() ? "" : ", ", text, std::log10(scaled));
+  }
+  const double low = std::log10(values.begin()->first * scale);
+  const double high = std::log10(values.rbegin()->first * scale);
+  const double step = values.size() > 1 ? (high - low) / double(values.size() - 1) : 1.0;
+  return fmt::format("set {0}tics ({1})\nset {0}range [{2:.6g}:{3:.6g}]\n", axis, tics,
+                     low - step / 2, high + step / 2);
+}
+
+struct TimeBlocks {
+  std::string data, names;  // gnuplot data blocks, and their names (space-separated)
+  int count = 0;
+};
+
+// Time to target against bandwidth at `latency`, a block per method (and
+// worker count); methods that never reach the target there have none.
+TimeBlocks timeDataOf(const std::vector<MapCell>& cells, const std::vector<std::string>& methods,
+                      const std::vector<int>& workerCounts, double latency) {
+  TimeBlocks out;
+  const bool severalCounts = workerCounts.size() > 1;
+  for (int workers : workerCounts) {
+    for (const std::string& method : methods) {
+      std::string block;
+      bool predicted = false;
+      for (const MapCell& cell : cells) {
+        if (cell.latency != latency || cell.workers != workers) continue;
+        for (const MapEntry& e : cell.entries) {
+          if (e.method != method) continue;
+          predicted = predicted || e.source != "retimed";
+          if (std::isfinite(e.timeToTarget))
+            block += fmt::format("{:.6g}\t{:.9g}\n", cell.bandwidth * 8 / 1e9, e.timeToTarget);
+        }
+      }
+      if (block.empty()) continue;  // never reaches the target there
+      const std::string name = plotWord(method) + (predicted ? "_(cost_model)" : "") +
+                               (severalCounts ? fmt::format("_({}_workers)", workers) : "");
+      out.data += "# " + name + "\n" + block + "\n\n";
+      out.names += (out.count ? " " : "") + name;
+      ++out.count;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
+  TETRAD_CHECK(!cells.empty(), InvalidArgument, "the map has no cell");
+  fs::create_directories(dir);
+  MapFiles files;
+  files.csv = (fs::path(dir) / "map.csv").string();
+  writeMapCsv(files.csv, cells);
+  // Methods in entry order; the grid's axes.
+  std::vector<std::string> methods;
+  std::map<double, int> bandwidths, latencies;
+  std::vector<int> workerCounts;  // in cell order
+  for (const MapCell& cell : cells) {
+    bandwidths[cell.bandwidth] = 0;
+    latencies[cell.latency] = 0;
+    if (std::find(workerCounts.begin(), workerCounts.end(), cell.workers) == workerCounts.end())
+      workerCounts.push_back(cell.workers);
+    for (const MapEntry& e : cell.entries) {
+      if (std::find(methods.begin(), methods.end(), e.method) == methods.end())
+        methods.push_back(e.method);
+    }
+  }
+  const std::string png = pngTerminal(dir);
+  // The winner picture colours and lists only the methods that win a cell
+  // (in entry order), so that its colours stay distinct: one colour each
+  // (cycled past sixteen), its legend entry an empty plot in that colour.
+  std::vector<std::string> winners;
+  for (const std::string& method : methods) {
+    const bool wins = std::any_of(cells.begin(), cells.end(),
+                                  [&](const MapCell& cell) { return winnerOf(cell) == method; });
+    if (wins) winners.push_back(method);
+  }
+  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#ffd700",
+                                   "#00ff7f", "#8b0000", "#00008b", "#ff69b4"};
+  constexpr size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
+  std::string palette, legend;
+  for (size_t m = 0; m < winners.size(); ++m) {
+    const char* colour = kColours[m % kColourCount];
+    palette += fmt::format("{}{} '{}'", m ? ", " : "", m, colour);
+    legend += fmt::format(", NaN with boxes fill solid lc rgb '{}' title '{}'", colour,
+                          plotWord(winners[m]));
+  }
+  if (winners.size() <= 1)
+    palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
+  const std::string winnerData = winnerDataOf(cells, workerCounts, winners);
+  // Time to target against bandwidth at the middle latency, a block per method.
+  auto middle = latencies.begin();
+  std::advance(middle, latencies.size() / 2);
+  const TimeBlocks time = timeDataOf(cells, methods, workerCounts, middle->first);
+  const std::string& timeData = time.data;
+  const std::string& timeNames = time.names;
+  const int timeBlocks = time.count;
+  TETRAD_CHECK(timeBlocks > 0, InvalidArgument,
+               "no mapped method reaches the target at {} latency: nothing to draw",
+               formatSeconds(middle->first));
+  // A regular grid of at least 2 × 2 cells is an image; a row or a column
+  // is drawn as squares.
+  const bool strip = latencies.size() == 1 || bandwidths.size() == 1;
+  const std::string style = strip ? "with points pointtype 5 pointsize 7 palette" : "with image";
+  std::ofstream(fs::path(dir) / "map_winner.dat") << winnerData;
+  std::ofstream(fs::path(dir) / "map_time.dat") << timeData;
+  const int last = int(methods.size()) - 1;
+  // The winner map: one panel per worker count, then (with several) a panel
+  // holding only the legend, so that every map panel has the same width.
+  const int panels = int(workerCounts.size());
+  std::string winnerPlots;
+  for (int k = 0; k < panels; ++k) {
+    winnerPlots += fmt::format(
+        "set title '{}'\nplot 'map_winner.dat' index {} using 1:2:3 {} notitle, '' index {} "
+        "using 1:2:4 with labels notitle{}\n",
+        panels == 1 ? std::string("Fastest method to the target (label: its margin over the "
+                                  "runner-up; * the advisor picked another)")
+                    : fmt::format("Fastest method, {} workers", workerCounts[size_t(k)]),
+        k, style, k, panels == 1 ? legend : std::string());
+  }
+  const std::string winnerPlot =
+      panels == 1 ? winnerPlots
+                  : fmt::format(
+                        "set multiplot layout 1,{}\n{}unset border\nunset tics\nunset xlabel\n"
+                        "unset ylabel\nunset title\nset key center center\nset xrange [0:1]\n"
+                        "set yrange [0:1]\nplot {}\nunset multiplot\n",
+                        panels + 1, winnerPlots,
+                        legend.empty() ? std::string("NaN notitle") : legend.substr(2));
+  const int width = panels == 1 ? 900 : 400 * (panels + 1);
+  const int height = strip ? 300 : 560;
+  // The winner map's settings, given again after each terminal's reset (the
+  // legend panel unsets some of them).
+  const std::string winnerSetup = fmt::format(
+      "set datafile separator \"\\t\"\nset datafile missing \"NaN\"\n"
+      "set xlabel 'bandwidth'\nset ylabel 'latency'\n{}{}"
+      "set palette maxcolors {}\nset palette defined ({})\n"
+      "set cbrange [-0.5:{}.5]\nunset colorbox\nset key outside right top\n",
+      logTics("x", bandwidths, 8 / 1e9, true), logTics("y", latencies, 1e6, false),
+      std::max<size_t>(winners.size(), 2), palette, std::max(int(winners.size()) - 1, 0));
+  const std::string script = fmt::format(
+      "# Generated by tetrad advise --map: run `gnuplot map.gp` in this folder.\n"
+      "set datafile separator \"\\t\"\n"
+      "set datafile missing \"NaN\"\n"
+      // The winner map.
+      "reset\nset terminal {0} size {8},{10} noenhanced\nset output 'map_winner.png'\n{9}{7}"
+      "reset\nset terminal svg size {8},{10} noenhanced\nset output 'map_winner.svg'\n{9}{7}"
+      "unset output\n"
+      // Time to target against bandwidth.
+      "reset\nset datafile separator \"\\t\"\n"
+      "set terminal {0} size 900,560 noenhanced\nset output 'map_time.png'\n"
+      "set title 'Time to target at {4:.3g} us latency'\nset grid\n"
+      "set logscale xy\nset xlabel 'bandwidth, Gb/s'\nset ylabel 'time to target, s'\n"
+      "set key outside right top\nnames = \"{5}\"\n"
+      "plot for [i=0:{6}] 'map_time.dat' index i using 1:2 with linespoints "
+      "title word(names, i + 1)\n"
+      "set terminal svg size 900,560 noenhanced\nset output 'map_time.svg'\nreplot\n"
+      "unset output\n",
+      png, std::max<size_t>(methods.size(), 2), std::max(last, 0), palette, middle->first * 1e6,
+      timeNames, timeBlocks - 1, winnerPlot, width, winnerSetup, height);
+  std::ofstream(fs::path(dir) / "map.gp") << script;
+  runGnuplot("map.gp", dir);
+  for (const char* image : {"map_winner.png", "map_winner.svg", "map_time.png", "map_time.svg"})
+    files.images.push_back((fs::path(dir) / image).string());
+  return files;
+}
+
+}  // namespace tetrad::experiment
