@@ -36,6 +36,7 @@
 #include "tetrad/experiment/run_record.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/method_cost.h"
+#include "tetrad/model/method_traits.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/model/noise_ratio_fit.h"
 #include "tetrad/model/workload.h"
@@ -67,6 +68,19 @@ struct Planned {
 };
 
 // One `tetrad advise --map`: the phases of the header comment, in order.
+// A method's kind for the map's baselines, from its policies' traits.
+experiment::MethodKind kindOf(const experiment::RunRecord& run) {
+  try {
+    const model::MethodTraits t = model::methodTraits({run.sync, run.arch, run.compress});
+    if (t.plainBsp()) return experiment::MethodKind::kPlainBsp;
+    if (t.synchronous && t.halfPrecision) return experiment::MethodKind::kHalfPrecision;
+    if (t.errorFeedback) return experiment::MethodKind::kErrorFeedback;
+    if (t.modelAveraging) return experiment::MethodKind::kModelAveraging;
+  } catch (const InvalidArgument&) {
+  }
+  return experiment::MethodKind::kOther;
+}
+
 class AdviseMap {
  public:
   explicit AdviseMap(const AdviseMapFlags& flags) : f_(flags) {
@@ -181,6 +195,7 @@ class AdviseMap {
     const train::TrainConfig config = train::configOfRun(run.folder);
     const std::string netModel = f_.netModel.empty() ? config.netModel : f_.netModel;
     const double predictedIterations = predictedIterationsAt(run, group.workers, noiseRatio_);
+    const experiment::MethodKind kind = kindOf(run);
     // Every seed must reach the target for the method to be mapped as
     // reaching it: a mean over the seeds that happened to reach it would
     // flatter an unreliable method.
@@ -214,6 +229,7 @@ class AdviseMap {
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
       experiment::MapEntry entry{run.method, NAN, p.retime ? "retimed" : "cost model"};
       entry.iterationsToTarget = meanAndStd(iterations).first;
+      entry.kind = kind;
       entry.predictedTimePerIteration = costModelTimePerIteration(
           run, config, spec, netModel,
           std::isfinite(predictedIterations) ? predictedIterations : entry.iterationsToTarget);

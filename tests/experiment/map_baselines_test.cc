@@ -1,17 +1,19 @@
 // The advisor's baselines on a method map (experiment/map_baselines.h) and
 // the agreement's exact and crowded counts (method_map.h).
-#include <gtest/gtest.h>
-
 #include "tetrad/experiment/map_baselines.h"
+
+#include <gtest/gtest.h>
 
 namespace tetrad::experiment {
 namespace {
 
 constexpr double kGigabit = 1e9 / 8;
 
-MapEntry entry(const std::string& method, double time, double perIteration, double iterations) {
+MapEntry entry(const std::string& method, MethodKind kind, double time, double perIteration,
+               double iterations) {
   MapEntry e;
   e.method = method;
+  e.kind = kind;
   e.timeToTarget = time;
   e.predictedTimePerIteration = perIteration;
   e.predictedIterations = iterations;
@@ -23,10 +25,11 @@ MapEntry entry(const std::string& method, double time, double perIteration, doub
 MapCell cellAt(double gigabits) {
   MapCell cell;
   cell.bandwidth = gigabits * kGigabit;
-  cell.entries = {entry("bsp allreduce:ring none none", 10, 1.0, 100),
-                  entry("bsp allreduce:ring fp16 none", 9.5, 0.9, 100),
-                  entry("bsp allreduce:ring topk:0.01,ef none", 4, 0.2, 300),
-                  entry("local:4 allreduce:ring none none", 12, 0.3, 250)};
+  cell.entries = {
+      entry("bsp allreduce:ring none none", MethodKind::kPlainBsp, 10, 1.0, 100),
+      entry("bsp allreduce:ring fp16 none", MethodKind::kHalfPrecision, 9.5, 0.9, 100),
+      entry("bsp allreduce:ring topk:0.01,ef none", MethodKind::kErrorFeedback, 4, 0.2, 300),
+      entry("local:4 allreduce:ring none none", MethodKind::kModelAveraging, 12, 0.3, 250)};
   return cell;
 }
 

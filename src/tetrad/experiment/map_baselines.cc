@@ -1,44 +1,16 @@
 #include "tetrad/experiment/map_baselines.h"
 
 #include <cmath>
-#include <sstream>
 
 namespace tetrad::experiment {
 namespace {
 
 constexpr double kGigabit = 1e9 / 8;  // bytes/s
 
-struct Words {
-  std::string sync, arch, compress;
-};
-
-Words wordsOf(const std::string& label) {
-  std::istringstream in(label);
-  Words w;
-  in >> w.sync >> w.arch >> w.compress;
-  return w;
-}
-
-bool isBsp(const Words& w) {
-  return w.sync == "bsp" && w.arch.starts_with("allreduce") && w.compress == "none";
-}
-bool isHalf(const Words& w) {
-  return w.sync == "bsp" && (w.compress.starts_with("fp16") || w.compress.starts_with("bf16"));
-}
-bool isErrorFeedback(const Words& w) {
-  const std::string& c = w.compress;
-  return c.find(",ef") != std::string::npos || c.starts_with("powersgd") || c.starts_with("dgc") ||
-         c.starts_with("efsign");
-}
-bool isLocal(const Words& w) {
-  return w.sync.starts_with("local") || w.sync.starts_with("post-local");
-}
-
-// The first entry of `cell` whose label passes `test` ("" when none).
-template <typename Test>
-std::string firstOf(const MapCell& cell, Test test) {
+// The first entry of `cell` of kind `kind` ("" when none).
+std::string firstOf(const MapCell& cell, MethodKind kind) {
   for (const MapEntry& e : cell.entries) {
-    if (test(wordsOf(e.method))) return e.method;
+    if (e.kind == kind) return e.method;
   }
   return "";
 }
@@ -46,14 +18,14 @@ std::string firstOf(const MapCell& cell, Test test) {
 }  // namespace
 
 std::string threeRulePick(const MapCell& cell) {
-  const std::string bsp = firstOf(cell, isBsp);
+  const std::string bsp = firstOf(cell, MethodKind::kPlainBsp);
   if (cell.bandwidth >= 10 * kGigabit) return bsp;
   if (cell.bandwidth < kGigabit) {
-    std::string pick = firstOf(cell, isErrorFeedback);
-    if (pick.empty()) pick = firstOf(cell, isLocal);
+    std::string pick = firstOf(cell, MethodKind::kErrorFeedback);
+    if (pick.empty()) pick = firstOf(cell, MethodKind::kModelAveraging);
     return pick.empty() ? bsp : pick;
   }
-  const std::string half = firstOf(cell, isHalf);
+  const std::string half = firstOf(cell, MethodKind::kHalfPrecision);
   return half.empty() ? bsp : half;
 }
 
@@ -61,7 +33,7 @@ std::vector<MapCell> withUnitMultipliers(std::vector<MapCell> cells) {
   for (MapCell& cell : cells) {
     double bspIterations = NAN;
     for (const MapEntry& e : cell.entries) {
-      if (isBsp(wordsOf(e.method)) && std::isfinite(e.predictedIterations)) {
+      if (e.kind == MethodKind::kPlainBsp && std::isfinite(e.predictedIterations)) {
         bspIterations = e.predictedIterations;
         break;
       }

@@ -13,8 +13,8 @@
 //                     DGC, PowerSGD, EF-signSGD), else Local SGD, else BSP;
 //                     in between, fp16 (or bf16), else BSP.
 //
-// Methods are recognised by their sweep labels ("SYNC ARCH COMPRESS SCHED",
-// run_record.h); uncompressed BSP is the first `bsp allreduce:* none` entry.
+// Methods are recognised by their entries' kind (MapEntry::kind, from the
+// policies' traits); uncompressed BSP is the first kPlainBsp entry.
 // Pure functions; thread-safe.
 #pragma once
 

@@ -37,6 +37,17 @@ MapAxis parseLatencyAxis(const std::string& text, const std::string& what);
 // "sim:WxBWMbps,LATns" for `workers` > 0.
 std::string mapClusterSpec(double bytesPerSecond, double latencySeconds, int workers = 0);
 
+// What the advisor's baselines (map_baselines.h) need to know of a method:
+// set by whoever builds the entries, from the method's policies' traits
+// (model/method_traits.h); experiment/ never reads a method's name.
+enum class MethodKind {
+  kOther,
+  kPlainBsp,        // uncompressed BSP on an all-reduce
+  kHalfPrecision,   // BSP with fp16 or bf16
+  kErrorFeedback,   // a compressor with error feedback
+  kModelAveraging,  // Local SGD, post-local SGD
+};
+
 struct MapEntry {
   std::string method;       // the sweep's method label
   double timeToTarget = 0;  // seconds (mean over seeds); NaN: never reaches the target
@@ -58,6 +69,7 @@ struct MapEntry {
   // The target was crossed somewhere in (timeToTarget − this, timeToTarget];
   // NaN when not known.
   double evaluationSeconds = NAN;
+  MethodKind kind = MethodKind::kOther;
   double predictedTimeToTarget() const { return predictedTimePerIteration * predictedIterations; }
 };
 
@@ -92,7 +104,7 @@ struct MapAgreement {
   int agreed = 0;   // of which the advice agrees (the winner, or within tolerance)
   int exact = 0;    // of which the advice is the winner itself
   int crowded = 0;  // cells where 2 or more methods are within tolerance of the winner
-  int tied = 0;    // of the others, ties within one evaluation step
+  int tied = 0;     // of the others, ties within one evaluation step
   std::vector<std::string> disagreements;  // ties marked as such
 };
 MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance = 0.10);

@@ -7,12 +7,12 @@
 #include <string_view>
 
 #include "tetrad/core/units.h"
+#include "tetrad/model/method_traits.h"
 
 namespace tetrad::model {
 namespace {
 
 constexpr std::string_view kAccuracyPrefix = "costs accuracy: ";
-constexpr std::string_view kAllreduce = "allreduce:";
 
 struct Row {
   const TargetPrediction* target = nullptr;
@@ -37,7 +37,7 @@ AdviceTable formatAdviceTable(const TargetRanking& ranking) {
   for (const auto* part : {&ranking.covered, &ranking.uncovered}) {
     for (const TargetPrediction& t : *part) {
       const Method& m = t.perIteration.method;
-      if (m.arch.starts_with(kAllreduce) && !seen.insert(m.sync + " " + m.compress).second) {
+      if (methodTraits(m).collective && !seen.insert(m.sync + " " + m.compress).second) {
         ++table.hidden;
         continue;
       }
@@ -48,10 +48,7 @@ AdviceTable formatAdviceTable(const TargetRanking& ranking) {
   // the fastest covered row.
   const TargetPrediction* reference = nullptr;
   for (const TargetPrediction& t : ranking.covered) {
-    const Method& m = t.perIteration.method;
-    if (reference == nullptr && m.sync == "bsp" && m.arch.starts_with(kAllreduce) &&
-        m.compress == "none")
-      reference = &t;
+    if (reference == nullptr && methodTraits(t.perIteration.method).plainBsp()) reference = &t;
   }
   if (reference == nullptr && !ranking.covered.empty()) reference = &ranking.covered.front();
   if (reference != nullptr) table.reference = reference->perIteration.method.label();

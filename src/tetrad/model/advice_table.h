@@ -13,7 +13,8 @@
 // iteration, its "to target" and "× iterations" left "-" and "?". Of the
 // all-reduce algorithms (auto, ring, rabenseifner, tree, hierarchical) only
 // the fastest of each sync × compressor is a row; the caveat is a row's
-// first accuracy flag.
+// first accuracy flag. Methods are recognised by their traits
+// (method_traits.h).
 //
 // Pure functions; thread-safe.
 #pragma once
