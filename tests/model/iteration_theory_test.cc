@@ -45,6 +45,31 @@ double qsgdExactRatio(const std::vector<float>& x, int s) {
   return sum / (double(s) * s);
 }
 
+// Each compressor declares its class (Compressor::theory()); the advisor
+// reads the declaration, not the name.
+TEST(modelIterationTheory, CompressorsDeclareTheirClass) {
+  const std::vector<std::pair<std::string, CompressorTheory>> expected = {
+      {"none", CompressorTheory::kExact},
+      {"fp16", CompressorTheory::kExact},
+      {"bf16", CompressorTheory::kExact},
+      {"qsgd:16", CompressorTheory::kUnbiased},
+      {"natural", CompressorTheory::kUnbiased},
+      {"topk:0.01", CompressorTheory::kNotCovered},
+      {"topk:0.01,ef", CompressorTheory::kErrorFeedback},
+      {"randomk:0.01,ef", CompressorTheory::kErrorFeedback},
+      {"threshold:0.001", CompressorTheory::kNotCovered},
+      {"sign", CompressorTheory::kNotCovered},
+      {"efsign", CompressorTheory::kErrorFeedback},
+      {"onebit", CompressorTheory::kErrorFeedback},
+      {"powersgd:2", CompressorTheory::kErrorFeedback},
+      {"dgc:0.01", CompressorTheory::kErrorFeedback},
+      {"gtopk:0.01", CompressorTheory::kErrorFeedback},
+  };
+  for (const auto& [spec, theory] : expected) {
+    EXPECT_EQ(compressorTheory(*makeCompressor(spec)), theory) << spec;
+  }
+}
+
 TEST(modelIterationTheory, QsgdOmegaMatchesItsClosedFormWithinSamplingError) {
   for (const int s : {1, 4, 16}) {
     const std::vector<float> x = gaussianVector(1000, 7 + s);

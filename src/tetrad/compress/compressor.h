@@ -198,6 +198,19 @@ class Compressor {
   }
   // True when E[decode(encode(x))] == x.
   virtual bool unbiased() const { return false; }
+  // How the compressor enters the convergence theory's iteration multiplier
+  // (model/iteration_theory.h, docs/convergence.md), declared here so that
+  // the advisor knows a new compressor without its name:
+  //   kExact          BSP's bound (none; fp16 and bf16 round only);
+  //   kUnbiased       the unbiased bound with ω (measured by the advisor);
+  //   kErrorFeedback  the error-feedback bound with δ (",ef", and compressors
+  //                   with feedback of their own: onebit, efsign, PowerSGD,
+  //                   DGC, gTop-k);
+  //   kNotCovered     no theory (biased without feedback; signSGD's majority
+  //                   vote, whose bounds are on the ℓ1 norm).
+  // Default: kUnbiased when unbiased(), else kNotCovered.
+  enum class Theory { kExact, kUnbiased, kErrorFeedback, kNotCovered };
+  virtual Theory theory() const { return unbiased() ? Theory::kUnbiased : Theory::kNotCovered; }
   // A compressor whose packets shrink over its first steps (DGC's density
   // warm-up): the spec each warm-up phase prices like, in step order, with
   // how many steps (encode calls) it lasts; after them, this compressor's

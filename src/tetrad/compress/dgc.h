@@ -45,6 +45,7 @@ class Dgc final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kGather; }
+  Theory theory() const override { return Theory::kErrorFeedback; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // At the final density R (after warm-up).
   double bitsPerElement(size_t count) const override;

@@ -23,6 +23,7 @@ class EfSignCompressor final : public Compressor {
  public:
   std::string spec() const override { return "efsign"; }
   Aggregation aggregation() const override { return Aggregation::kGather; }
+  Theory theory() const override { return Theory::kErrorFeedback; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   // The true residual p − C(p) (the state keeps it deferred; onebit.h).

@@ -29,6 +29,7 @@ class ErrorFeedback final : public Compressor {
   explicit ErrorFeedback(CompressorPtr inner);
   std::string spec() const override { return inner_->spec() + ",ef"; }
   Aggregation aggregation() const override { return inner_->aggregation(); }
+  Theory theory() const override { return Theory::kErrorFeedback; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override { return inner_->bitsPerElement(count); }
   double bucketBitsPerElement(const CompressorState& state, size_t count) const override {

@@ -44,6 +44,7 @@ class GTopK final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
+  Theory theory() const override { return Theory::kErrorFeedback; }
   // One merge per tree round (compressor.h).
   double modelledDecodes(int ranks) const override {
     int rounds = 0;

@@ -14,6 +14,7 @@ class NoneCompressor final : public Compressor {
  public:
   std::string spec() const override { return "none"; }
   Aggregation aggregation() const override { return Aggregation::kSummable; }
+  Theory theory() const override { return Theory::kExact; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return true; }

@@ -44,6 +44,7 @@ class OneBitCompressor final : public Compressor {
   explicit OneBitCompressor(bool perColumn) : perColumn_(perColumn) {}
   std::string spec() const override { return perColumn_ ? "onebit:col" : "onebit"; }
   Aggregation aggregation() const override { return Aggregation::kGather; }
+  Theory theory() const override { return Theory::kErrorFeedback; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // For onebit:col this assumes a flat tensor (one column); each further
   // column adds 64 bits.

@@ -83,6 +83,7 @@ class PowerSgd final : public Compressor {
 
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
+  Theory theory() const override { return Theory::kErrorFeedback; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
   // Batched: the whole bucket as one square, shapes unused.

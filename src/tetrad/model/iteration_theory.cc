@@ -10,6 +10,7 @@
 
 #include "tetrad/arch/gossip/spectral.h"
 #include "tetrad/arch/gossip/topology_spec.h"
+#include "tetrad/arch/registry.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/compress/spec.h"
 #include "tetrad/core/error.h"
@@ -75,11 +76,6 @@ IterationEstimate compressionPart(const Compressor& compressor, int n, double s,
   return notCovered("biased compression without error feedback");
 }
 
-// The local period H of local:H and post-local:T:H.
-int64_t localPeriod(const std::string& sync) {
-  return parseInteger(sync.substr(sync.rfind(':') + 1), "Local SGD period");
-}
-
 }  // namespace
 
 double bspFactor(double s) {
@@ -114,17 +110,18 @@ double gossipConsensusRate(double contraction) {
   return 1 - contraction * contraction;
 }
 
+// The compressor's own declaration (Compressor::theory()).
 CompressorTheory compressorTheory(const Compressor& compressor) {
-  if (compressor.isIdentity()) return CompressorTheory::kExact;
-  const CompressorParams params = parseCompressorSpec(compressor.spec());
-  const std::string& name = params.name;
-  if (name == "fp16" || name == "bf16") return CompressorTheory::kExact;
-  if (name == "sign") return CompressorTheory::kNotCovered;
-  if (params.errorFeedback || name == "onebit" || name == "efsign" || name == "powersgd" ||
-      name == "dgc" || name == "gtopk") {
-    return CompressorTheory::kErrorFeedback;
+  switch (compressor.theory()) {
+    case Compressor::Theory::kExact:
+      return CompressorTheory::kExact;
+    case Compressor::Theory::kUnbiased:
+      return CompressorTheory::kUnbiased;
+    case Compressor::Theory::kErrorFeedback:
+      return CompressorTheory::kErrorFeedback;
+    case Compressor::Theory::kNotCovered:
+      break;
   }
-  if (compressor.unbiased()) return CompressorTheory::kUnbiased;
   return CompressorTheory::kNotCovered;
 }
 
@@ -134,11 +131,14 @@ IterationEstimate predictIterations(const Method& method, int n, double s, doubl
   TETRAD_CHECK(momentum >= 0 && momentum < 1, InvalidArgument,
                "iteration theory: momentum must be in [0, 1), got {}", momentum);
   const CompressorPtr compressor = makeCompressor(method.compress);
-  const std::string syncName = parseSpec(method.sync, "--sync").name;
+  const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
+  const bool pushPull = sync->mode() == SyncMode::kPushPull;
+  const ArchShape arch = describeArch(method.arch);
   IterationEstimate part;  // the sync or gossip part
-  if (method.arch.starts_with("gossip:")) {
-    if (syncName != "bsp") return notCovered("AD-PSGD and local gossip are not in this theory");
-    const std::string topo = method.arch.substr(std::string("gossip:").size());
+  if (arch.mixesModels) {
+    if (pushPull || sync->averagesModels())
+      return notCovered("AD-PSGD and local gossip are not in this theory");
+    const std::string& topo = arch.topology;
     const SpectralInfo spectral = spectralGap(parseTopology(topo, n, 1));
     const double lambda = spectral.contraction;
     if (!compressor->isIdentity()) {
@@ -172,27 +172,27 @@ IterationEstimate predictIterations(const Method& method, int n, double s, doubl
                         "Takezawa et al. 2026)",
                         method.arch, *spectrum, 1 / p - 1, lambda, context(n, s))};
   }
-  if (syncName == "local" || syncName == "post-local") {
-    const int64_t h = localPeriod(method.sync);
+  if (sync->averagesModels()) {
+    const int64_t h = sync->averagingPeriod();
     part = {consensusMultiplier(double(h - 1), n, s), true,
             fmt::format("Local SGD H = {}, κ = H − 1, {}: (s + √(nsκ) + 1 + κ)/(1 + s); "
                         "Koloskova et al. 2020, Thm 2",
                         h, context(n, s))};
-  } else if (syncName == "ssp" || syncName == "asp") {
+  } else if (pushPull) {
+    const int64_t bound = sync->stalenessBound();
+    const bool unbounded = bound == kUnboundedStaleness;
+    const char* label = unbounded ? "ASP" : "SSP";
     if (momentum > 0) {
       return notCovered(fmt::format(
           "{} with momentum {:g}: the staleness bounds (Lian et al. 2015) are for plain SGD, "
           "and asynchrony adds an implicit momentum of its own (Mitliagkas et al. 2016)",
-          syncName == "asp" ? "ASP" : "SSP", momentum));
+          label, momentum));
     }
-    const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
-    const int64_t bound = sync->stalenessBound();
-    const double tau = syncName == "asp" ? double(n - 1) : double(bound + 1) * double(n - 1);
+    const double tau = unbounded ? double(n - 1) : double(bound + 1) * double(n - 1);
     part = {
         stalenessMultiplier(tau, n, s), true,
-        fmt::format("{} τ = {} ({}), {}: (s + (1 + τ)/n)/(1 + s); Lian et al. 2015, Thm 1",
-                    syncName == "asp" ? "ASP" : "SSP", tau,
-                    syncName == "asp" ? "n − 1, no stragglers" : "(S + 1)(n − 1)", context(n, s))};
+        fmt::format("{} τ = {} ({}), {}: (s + (1 + τ)/n)/(1 + s); Lian et al. 2015, Thm 1", label,
+                    tau, unbounded ? "n − 1, no stragglers" : "(S + 1)(n − 1)", context(n, s))};
   } else {
     return compressionPart(*compressor, n, s, error);
   }

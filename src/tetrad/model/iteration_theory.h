@@ -70,7 +70,7 @@ double stalenessMultiplier(double tau, int n, double s);
 // p = 1 − λ² of a mixing matrix whose second largest eigenvalue modulus is λ.
 double gossipConsensusRate(double contraction);
 
-// How a compressor enters the theory.
+// How a compressor enters the theory: what it declares (Compressor::theory()).
 enum class CompressorTheory {
   kExact,          // none, fp16, bf16: BSP
   kUnbiased,       // ω: Compressor::unbiased()

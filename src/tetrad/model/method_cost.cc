@@ -40,26 +40,17 @@ Codec codecOf(const CodecCost& cost, double decodes) {
   return codec;
 }
 
-// The steady-state period H of local:H and post-local:T:H; 1 for others.
-int64_t averagingPeriod(const std::string& sync) {
-  if (!sync.starts_with("local:") && !sync.starts_with("post-local:")) return 1;
-  return parseInteger(sync.substr(sync.rfind(':') + 1), "Local SGD period");
-}
-
-void addAccuracyFlags(Prediction& p, const Compressor& compressor, const std::string& syncName) {
+void addAccuracyFlags(Prediction& p, const Compressor& compressor, const SyncPolicy& sync) {
   if (lossyCompressor(compressor)) {
     p.flags.push_back(compressor.unbiased() ? "costs accuracy: unbiased compression adds variance"
                                             : "costs accuracy: biased compression");
   }
-  if (syncName == "local" || syncName == "post-local") {
-    p.flags.push_back("costs accuracy: fewer averages");
-  }
-  if (syncName == "ssp" || syncName == "asp") p.flags.push_back("costs accuracy: staleness");
+  if (sync.averagesModels()) p.flags.push_back("costs accuracy: fewer averages");
+  if (sync.mode() == SyncMode::kPushPull) p.flags.push_back("costs accuracy: staleness");
 }
 
 Prediction gossipPrediction(const Method& method, const ModelContext& c) {
-  const std::string topo = method.arch.substr(std::string("gossip:").size());
-  const Topology topology = parseTopology(topo, c.network.workers, 1);
+  const Topology topology = parseTopology(describeArch(method.arch).topology, c.network.workers, 1);
   const double packet = 4.0 * double(c.workload.parameters);
   // The neighbours' flows share the link at once (per-size factors and the
   // TCP window of network_model.h).
@@ -106,7 +97,8 @@ Method canonicalMethod(const Method& method) {
   Method canonical = method;
   try {
     canonical.compress = makeCompressor(method.compress)->spec();
-    if (!method.arch.starts_with("gossip:")) canonical.arch = describeArch(method.arch).canonical;
+    const ArchShape arch = describeArch(method.arch);
+    if (!arch.mixesModels) canonical.arch = arch.canonical;  // gossip keeps its own spelling
     canonical.sync = makeSyncPolicy(method.sync)->spec();
   } catch (const Error&) {
     return method;
@@ -115,18 +107,19 @@ Method canonicalMethod(const Method& method) {
 }
 
 bool lossyCompressor(const Compressor& compressor) {
-  if (compressor.isIdentity()) return false;
-  const std::string name = parseCompressorSpec(compressor.spec()).name;
-  return name != "fp16" && name != "bf16";
+  return compressor.theory() != Compressor::Theory::kExact;
 }
 
 Prediction predictMethod(const Method& given, const ModelContext& c) {
   const CompressorPtr compressor = makeCompressor(given.compress);
   Method method = given;
   method.compress = compressor->spec();
-  if (method.arch.starts_with("gossip:")) {
-    TETRAD_CHECK(method.sync == "bsp" && compressor->isIdentity(), InvalidArgument,
-                 "method '{}': the gossip model covers D-PSGD (bsp, none) only", method.label());
+  if (describeArch(method.arch).mixesModels) {
+    const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
+    TETRAD_CHECK(sync->mode() == SyncMode::kCollective && !sync->averagesModels() &&
+                     compressor->isIdentity(),
+                 InvalidArgument, "method '{}': the gossip model covers D-PSGD (bsp, none) only",
+                 method.label());
     Prediction p = gossipPrediction(method, c);
     addGuard(p, c);
     return p;
@@ -137,7 +130,6 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
   checkCombination(arch, *sync, *compressor, *none);
   method.sync = sync->spec();
   method.arch = arch.canonical;
-  const std::string syncName = parseSpec(method.sync, "--sync").name;
 
   Prediction p;
   p.method = method;
@@ -155,7 +147,7 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
       p.derivation = fmt::format("= max(compute {}{} + round trip {}, busiest link {}) [{}]",
                                  ms(p.computeSeconds), codec.text, ms(ps.roundTripSeconds),
                                  ms(ps.linkBoundSeconds), ps.exchange.text);
-      addAccuracyFlags(p, *compressor, syncName);
+      addAccuracyFlags(p, *compressor, *sync);
       return p;
     }
     p.codecSeconds = codec.seconds;
@@ -172,7 +164,7 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
     p.derivation = fmt::format("compute {}{} + comm {} [{}]", ms(p.computeSeconds), codec.text,
                                ms(p.commSeconds), x.text);
   }
-  const int64_t period = averagingPeriod(method.sync);
+  const int64_t period = sync->averagingPeriod();
   if (period > 1) {
     p.codecSeconds /= double(period);
     p.commSeconds /= double(period);
@@ -186,7 +178,7 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
                      compressor->aggregation() != Aggregation::kCustom &&
                      sync->mode() == SyncMode::kCollective && !sync->averagesModels();
   addGuard(p, c, rides);
-  addAccuracyFlags(p, *compressor, syncName);
+  addAccuracyFlags(p, *compressor, *sync);
   return p;
 }
 

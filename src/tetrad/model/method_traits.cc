@@ -12,7 +12,9 @@ MethodTraits methodTraits(const Method& method) {
   const SyncPolicyPtr sync = makeSyncPolicy(method.sync);
   traits.modelAveraging = sync->averagesModels();
   traits.synchronous = sync->mode() == SyncMode::kCollective && !traits.modelAveraging;
-  traits.collective = describeArch(method.arch).averagesByCollective;
+  const ArchShape arch = describeArch(method.arch);
+  traits.collective = arch.averagesByCollective;
+  traits.mixesModels = arch.mixesModels;
   const CompressorPtr compressor = makeCompressor(method.compress);
   const CompressorTheory theory = compressorTheory(*compressor);
   traits.uncompressed = compressor->isIdentity();

@@ -16,6 +16,7 @@ struct MethodTraits {
   bool synchronous = false;     // collective sync without model averaging (BSP)
   bool modelAveraging = false;  // averages models every period (Local SGD, post-local)
   bool collective = false;      // the architecture averages by a collective (all-reduce)
+  bool mixesModels = false;     // the architecture mixes models with neighbours (gossip)
   bool uncompressed = false;    // the identity compressor
   bool halfPrecision = false;   // exact in the theory but not the identity (fp16, bf16)
   bool errorFeedback = false;   // the theory's error-feedback class

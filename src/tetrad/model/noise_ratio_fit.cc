@@ -6,6 +6,7 @@
 
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
+#include "tetrad/model/method_traits.h"
 
 namespace tetrad::model {
 namespace {
@@ -15,9 +16,9 @@ constexpr double kMinLog10 = -3, kMaxLog10 = 6;
 // The points whose multiplier depends on s: covered, not exact, measured.
 bool usable(const MeasuredMultiplier& m) {
   if (!(m.multiplier > 0) || !std::isfinite(m.multiplier) || m.workers < 1) return false;
-  const bool deviatesInSync = m.method.sync != "bsp" || m.method.arch.starts_with("gossip:");
-  return deviatesInSync ||
-         compressorTheory(*makeCompressor(m.method.compress)) != CompressorTheory::kExact;
+  const MethodTraits traits = methodTraits(m.method);
+  const bool deviatesInSync = !traits.synchronous || traits.mixesModels;
+  return deviatesInSync || !(traits.uncompressed || traits.halfPrecision);
 }
 
 }  // namespace

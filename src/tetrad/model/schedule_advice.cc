@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "tetrad/core/error.h"
+#include "tetrad/model/method_traits.h"
 #include "tetrad/model/schedule_cost.h"
 #include "tetrad/sched/registry.h"
 
@@ -13,8 +14,7 @@ ScheduleAdvice adviseSchedule(const Ranking& ranking, const ModelContext& contex
   ScheduleAdvice advice;
   const Prediction* base = nullptr;
   for (const Prediction& p : ranking.ranked) {
-    if (p.method.sync == "bsp" && p.method.arch.starts_with("allreduce:") &&
-        p.method.compress == "none") {
+    if (methodTraits(p.method).plainBsp()) {
       base = &p;
       break;
     }

@@ -9,6 +9,7 @@
 
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
+#include "tetrad/model/method_traits.h"
 #include "tetrad/sched/comm_cost.h"
 #include "tetrad/sched/model_shapes.h"
 #include "tetrad/sched/pipeline_cost.h"
@@ -21,9 +22,7 @@ Prediction predictScheduled(const Method& given, const std::string& sched,
   const sched::SchedulePlanSpec spec = sched::parseSchedulePlanSpec(sched);
   if (spec.name == "none") return predictMethod(given, c);
   const Method method = canonicalMethod(given);
-  TETRAD_CHECK(method.sync == "bsp" && method.arch.starts_with("allreduce:") &&
-                   makeCompressor(method.compress)->isIdentity(),
-               Unsupported,
+  TETRAD_CHECK(methodTraits(method).plainBsp(), Unsupported,
                "method '{}' with --sched {}: the schedule model covers bsp on allreduce:ALGO "
                "without compression",
                method.label(), sched);

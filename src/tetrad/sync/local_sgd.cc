@@ -22,6 +22,7 @@ class LocalSgd final : public SyncPolicy {
     return {false, (iteration - switchAt_ + 1) % period_ == 0};
   }
   bool averagesModels() const override { return true; }
+  int64_t averagingPeriod() const override { return period_; }
 
  private:
   std::string spec_;

@@ -55,6 +55,10 @@ class SyncPolicy {
   // True when some iteration averages models (Local SGD): the worker keeps
   // an anchor copy of the parameters.
   virtual bool averagesModels() const { return false; }
+  // The steady state's iterations per exchange (H of local:H and
+  // post-local:T:H; 1 for every other policy): the cost model divides an
+  // exchange by it and the convergence theory reads it (model/).
+  virtual int64_t averagingPeriod() const { return 1; }
 };
 
 using SyncPolicyPtr = std::unique_ptr<SyncPolicy>;
