@@ -35,13 +35,6 @@ std::string plotWord(const std::string& text) {
   return out;
 }
 
-const MapEntry* entryOf(const MapCell& cell, const std::string& method) {
-  for (const MapEntry& e : cell.entries) {
-    if (e.method == method) return &e;
-  }
-  return nullptr;
-}
-
 // map.csv: one row per (cell, method), the cell's winner marked.
 void writeMapCsv(const std::string& path, const std::vector<MapCell>& cells) {
   std::ofstream csv(path);
@@ -79,11 +72,8 @@ std::string cellLabel(const MapCell& cell) {
     }
   }
   std::string label = std::isfinite(second) ? fmt::format("{:.2f}x", second / best) : "only";
-  const std::string advised = advisedOf(cell);
-  const MapEntry* a = advised.empty() ? nullptr : entryOf(cell, advised);
-  const bool agrees = a == nullptr || advised == winner ||
-                      (std::isfinite(a->timeToTarget) && a->timeToTarget <= 1.1 * best);
-  return agrees ? label : label + " *";
+  const bool advised = !advisedOf(cell).empty();
+  return !advised || adviceAgrees(cell) ? label : label + " *";
 }
 
 // Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index in

@@ -121,6 +121,16 @@ std::string worstFactor(const MapEntry& e) {
 
 }  // namespace
 
+bool adviceAgrees(const MapCell& cell, double tolerance) {
+  const std::string winner = winnerOf(cell);
+  const std::string advised = advisedOf(cell);
+  if (winner.empty() || advised.empty()) return false;
+  const MapEntry& a = *entryOf(cell, advised);
+  return advised == winner ||
+         (std::isfinite(a.timeToTarget) &&
+          a.timeToTarget <= (1 + tolerance) * entryOf(cell, winner)->timeToTarget);
+}
+
 MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance) {
   MapAgreement agreement;
   for (const MapCell& cell : cells) {
@@ -137,9 +147,7 @@ MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance)
         });
     if (near >= 2) ++agreement.crowded;
     if (advised == winner) ++agreement.exact;
-    const bool close =
-        std::isfinite(a.timeToTarget) && a.timeToTarget <= (1 + tolerance) * w.timeToTarget;
-    if (advised == winner || close) {
+    if (adviceAgrees(cell, tolerance)) {
       ++agreement.agreed;
       continue;
     }

@@ -107,7 +107,12 @@ struct MapAgreement {
   int tied = 0;     // of the others, ties within one evaluation step
   std::vector<std::string> disagreements;  // ties marked as such
 };
-MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance = 0.10);
+inline constexpr double kAgreementTolerance = 0.10;
+MapAgreement countAgreement(const std::vector<MapCell>& cells,
+                            double tolerance = kAgreementTolerance);
+// True when the cell's advised method is its winner or within `tolerance`
+// of the winner's time; false too when the cell has no winner or no advice.
+bool adviceAgrees(const MapCell& cell, double tolerance = kAgreementTolerance);
 
 struct MapFiles {
   std::string csv;                  // map.csv

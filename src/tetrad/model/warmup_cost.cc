@@ -32,14 +32,14 @@ double warmupTotal(const Method& method, const ModelContext& context, double ite
   return total;
 }
 
-// Iterations of post-local:T:H's BSP phase among the first `iterations`;
-// -1 for another policy or an unresolved T.
+// Iterations of a model-averaging policy's BSP phase (post-local:T:H's
+// first T; none for local:H) among the first `iterations`; -1 for a policy
+// that does not average models. T in epochs without an epoch length
+// resolves to 0, which prices like -1.
 double postLocalBspIterations(const Method& method, const ModelContext& context,
                               double iterations) {
-  if (!method.sync.starts_with("post-local:")) return -1;
-  const bool inEpochs = method.sync.find("ep:") != std::string::npos;
-  if (inEpochs && context.stepsPerEpoch <= 0) return -1;
   const SyncPolicyPtr sync = makeSyncPolicy(method.sync, {context.stepsPerEpoch});
+  if (!sync->averagesModels()) return -1;
   int64_t bsp = 0;
   while (double(bsp) < iterations && sync->at(bsp).reduceGradients) ++bsp;
   return double(bsp);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/seed.h"
 #include "tetrad/sync/registry.h"
@@ -180,8 +181,8 @@ NominalSource::NominalSource(const ResolvedConfig& config, const TimingWorkload&
   const SyncPolicyPtr sync = makeSyncPolicy(config.given.sync, {1});
   keepsParameters_ = sync->mode() == SyncMode::kPushPull || sync->averagesModels() ||
                      !config.arch.averagesByCollective;
-  valuesUnread_ = payloadFree && !keepsParameters_ && config.compress == "none" &&
-                  config.arch.averagesByCollective;
+  valuesUnread_ = payloadFree && !keepsParameters_ &&
+                  makeCompressor(config.compress)->isIdentity() && config.arch.averagesByCollective;
 }
 
 NominalSource::~NominalSource() = default;
