@@ -11,5 +11,6 @@ void bindCompressor(pybind11::module_& m);  // bind_compressor.cc
 void bindTransport(pybind11::module_& m);   // bind_transport.cc
 void bindTopology(pybind11::module_& m);    // bind_topology.cc
 void bindGossip(pybind11::module_& m);      // bind_gossip.cc
+void bindPrecision(pybind11::module_& m);   // bind_precision.cc
 
 }  // namespace tetrad::python

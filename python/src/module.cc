@@ -63,4 +63,5 @@ PYBIND11_MODULE(_tetrad, m) {
   tetrad::python::bindTransport(m);
   tetrad::python::bindTopology(m);
   tetrad::python::bindGossip(m);
+  tetrad::python::bindPrecision(m);
 }

@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 _Floats = npt.NDArray[np.float32]
 _Buffer = Union[bytes, bytearray, memoryview, npt.NDArray[Any]]
+_Halves = npt.NDArray[np.int16]  # float16 / bfloat16 bits: tensor.view(torch.int16).numpy()
 
 # True where this source tree's CompressorState has `layout` (batched
 # PowerSGD over the tensors of a fused bucket).
@@ -80,6 +81,18 @@ def finish_reduction(data: _Floats, world_size: int, average: bool = True) -> No
     leaves the sum)."""
 
 def known_compressors() -> list[str]: ...
+
+def widen(src: _Halves, format: str, out: _Floats) -> bool:
+    """out = float32(src) for a float16 ('fp16') or bfloat16 ('bf16') buffer
+    of 2-byte items (tensor.view(torch.int16).numpy()); True when every value
+    is finite."""
+
+def narrow(src: _Floats, format: str, out: _Halves) -> None:
+    """out = fp16 or bf16 of the float32 array src, rounded to nearest even."""
+
+def divide_half(buf: _Halves, format: str, divisor: float) -> bool:
+    """buf /= divisor in place on a float16 or bfloat16 buffer (computed in
+    float32, rounded once); True when every value was finite."""
 
 class Transport:
     """A tetrad Transport over a Python endpoint (tetrad._dist_endpoint.

@@ -47,6 +47,12 @@ def _segmentation(compressor):
 
 
 _HALF = (torch.float16, torch.bfloat16)
+_HALF_FORMAT = {torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+
+def _as_int16(tensor):
+    """A half tensor's bits as a NumPy int16 array (NumPy has no bfloat16), no copy."""
+    return tensor.view(torch.int16).numpy()
 
 
 class HookState:
@@ -159,8 +165,9 @@ class HookState:
     def reduce(self, tensor, key, shapes):
         """Average a flat CPU tensor (float32, float16 or bfloat16) across the group; a
         Future of it. Half-precision buckets are reduced through a float32 copy (the
-        compressor's residual stays float32) and written back; the identity compressor
-        all-reduces a float16 bucket as it is, divided first as DDP's default hook does."""
+        compressor's residual stays float32; _tetrad.widen / narrow convert) and written
+        back; the identity compressor all-reduces a float16 bucket as it is, divided first
+        as DDP's default hook does (_tetrad.divide_half)."""
         if tensor.dtype != torch.float32 and tensor.dtype not in _HALF:
             raise TypeError(f"tetrad comm hook: bucket '{key}' holds {tensor.dtype}; tetrad's "
                             "hook reduces float32, float16 and bfloat16 gradients")
@@ -176,24 +183,32 @@ class HookState:
         segments = self._segments(key, shapes, tensor.numel())
         self.count(calls=1, elements=tensor.numel())
         scratch = self._scratch.setdefault(key, {})
-        wide = tensor
-        if tensor.dtype != torch.float32:  # CPU arithmetic in float16 is slow: convert once
-            wide = _exchange.scratch_buffer(scratch, "half_input", tensor.numel(), torch.float32)
-            wide.copy_(tensor)
-        if self.check_finite and self._any_rank_nonfinite(wide):
-            self.count(skipped=1)
-            return _exchange.completed(tensor.fill_(float("nan")))
         if tensor.dtype == torch.float16 and self.compressor.is_identity:
             # DDP's default hook: divide, then all-reduce the float16 bucket itself.
-            tensor.copy_(wide.div_(self.world_size))
+            _tetrad.divide_half(_as_int16(tensor), "fp16", float(self.world_size))
             self.count(bytes_sent=_exchange.ring_allreduce_bytes(2 * tensor.numel(),
                                                                  self.world_size))
             work = dist.all_reduce(tensor, group=self.group, async_op=True)
             return work.get_future().then(lambda _: tensor)
+        wide, finite = tensor, None
+        if tensor.dtype != torch.float32:
+            # Compressors and residuals stay float32: widen into a kept copy (C++,
+            # F16C; finiteness read from the 16-bit exponents on the way).
+            wide = _exchange.scratch_buffer(scratch, "half_input", tensor.numel(), torch.float32)
+            finite = _tetrad.widen(_as_int16(tensor), _HALF_FORMAT[tensor.dtype], wide.numpy())
+        if self.check_finite and self._any_rank_nonfinite(wide, finite):
+            self.count(skipped=1)
+            return _exchange.completed(tensor.fill_(float("nan")))
         reduced = self._reduce_float32(wide, key, segments)
         if wide is tensor:
             return reduced
-        return reduced.then(lambda future: tensor.copy_(future.value()))
+        fmt = _HALF_FORMAT[tensor.dtype]
+
+        def narrow(future):
+            _tetrad.narrow(future.value().numpy(), fmt, _as_int16(tensor))
+            return tensor
+
+        return reduced.then(narrow)
 
     def _reduce_float32(self, tensor, key, segments):
         if self.path == "allreduce":
@@ -203,11 +218,15 @@ class HookState:
             return _exchange.allgather(self, tensor, segments[0][2])
         return _exchange.over_tetrad(self, tensor, segments)
 
-    def _any_rank_nonfinite(self, tensor):
+    def _any_rank_nonfinite(self, tensor, finite=None):
         """One 4-byte all-reduce (max) of this rank's 'holds inf or NaN' flag. The flag is
-        the float32 sum's finiteness (a tenth of torch.isfinite's cost; a float32 sum of
-        finite gradients overflows only past 3.4e38, which a step should skip too)."""
-        flag = torch.tensor([0.0 if math.isfinite(float(tensor.sum())) else 1.0])
+        `finite` where the caller already knows it (a half bucket's widening reads it from
+        the 16-bit exponents), else the float32 sum's finiteness (a tenth of
+        torch.isfinite's cost; a float32 sum of finite gradients overflows only past
+        3.4e38, which a step should skip too)."""
+        if finite is None:
+            finite = math.isfinite(float(tensor.sum()))
+        flag = torch.tensor([0.0 if finite else 1.0])
         dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=self.group)
         self.count(check_bytes=_exchange.ring_allreduce_bytes(4, self.world_size),
                    bytes_sent=_exchange.ring_allreduce_bytes(4, self.world_size))

@@ -132,3 +132,46 @@ def test_ddp_float16_model_skips_an_overflow_on_every_rank():
     for skipped, _, count in results:
         assert skipped == [False, False, True, False] and count >= 1
     assert results[0][1].tobytes() == results[1][1].tobytes()
+
+
+@pytest.mark.parametrize("dtype_name,fmt", [("float16", "fp16"), ("bfloat16", "bf16")])
+def test_the_conversions_equal_torch_on_every_16_bit_value(dtype_name, fmt):
+    """widen, narrow and divide_half (the hook's C++ half path) give torch's bits on all
+    65 536 patterns (subnormals, inf, NaN), on float32 values between them, and report
+    finiteness."""
+    import torch
+    from tetrad import _tetrad
+    dtype = getattr(torch, dtype_name)
+    every = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(dtype)
+    wide = torch.empty(every.numel())
+    assert not _tetrad.widen(every.view(torch.int16).numpy(), fmt, wide.numpy())
+    assert torch.equal(wide.view(torch.int32), every.float().view(torch.int32))
+    finite = every[torch.isfinite(every)]
+    assert _tetrad.widen(finite.view(torch.int16).numpy(), fmt, torch.empty(finite.numel()).numpy())
+    between = torch.cat([torch.randn(100000) * scale for scale in (1e-6, 1e-3, 1.0, 1e3, 1e5)])
+    between = torch.cat([between, torch.tensor([float("inf"), float("-inf"), float("nan")])])
+    out = torch.empty(between.numel(), dtype=dtype)
+    _tetrad.narrow(between.numpy(), fmt, out.view(torch.int16).numpy())
+    reference = between.to(dtype)
+    same = (out.view(torch.int16) == reference.view(torch.int16)) | (out.isnan() & reference.isnan())
+    assert bool(same.all())
+    halves = finite.clone()
+    assert _tetrad.divide_half(halves.view(torch.int16).numpy(), fmt, 3.0)
+    assert torch.equal(halves.view(torch.int16), finite.div(3).view(torch.int16))
+
+
+def test_the_conversions_refuse_what_they_cannot_convert():
+    import numpy
+    import torch
+    from tetrad import _tetrad
+    halves = torch.zeros(8, dtype=torch.float16).view(torch.int16).numpy()
+    with pytest.raises(ValueError, match="format must be 'fp16' or 'bf16'"):
+        _tetrad.widen(halves, "fp8", numpy.zeros(8, dtype=numpy.float32))
+    with pytest.raises(ValueError, match="src has 8 elements, out 7"):
+        _tetrad.widen(halves, "fp16", numpy.zeros(7, dtype=numpy.float32))
+    with pytest.raises(TypeError, match="expected 2-byte items"):
+        _tetrad.widen(numpy.zeros(8, dtype=numpy.float32), "fp16", numpy.zeros(8, dtype=numpy.float32))
+    with pytest.raises(TypeError, match="expected a float32 array"):
+        _tetrad.narrow(numpy.zeros(8), "bf16", halves)
+    with pytest.raises(ValueError, match="flat contiguous"):
+        _tetrad.divide_half(numpy.zeros((4, 4), dtype=numpy.int16)[:, ::2], "fp16", 2.0)
