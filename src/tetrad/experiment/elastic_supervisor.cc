@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -277,14 +276,6 @@ int ElasticSupervisor::run() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
-  // mpirun ends a job that lost a rank with SIGTERM, then SIGKILL after
-  // Open MPI's odls_base_sigkill_timeout (1 s by default; 2.1 s measured from
-  // the death). Under the supervisor that SIGTERM only ever means "torn down":
-  // clean stops use SIGUSR1, and a survivor's clean stop cannot be agreed with
-  // a dead peer. So the survivors are killed at once, unless the user set the
-  // parameter (their environment, or --mca in --mpirun, which takes
-  // precedence). Other MPIs ignore the variable.
-  ::setenv("OMPI_MCA_odls_base_sigkill_timeout", "0", /*overwrite=*/0);
   hosts_ = currentHosts();
   Attempt a;
   a.workers = std::min(options_.maxWorkers, totalSlots(hosts_));
