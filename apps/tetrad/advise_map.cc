@@ -211,7 +211,7 @@ class AdviseMap {
     if (config.evalEvery > 0) p.evaluationInterval = double(config.evalEvery);
     p.label =
         severalCounts_ ? fmt::format("{} ({} workers)", run.method, group.workers) : run.method;
-    if (!p.retime && !run.sched.empty() && run.sched != "none") {
+    if (!p.retime && overlapsBackward(run)) {
       p.status =
           fmt::format("not mapped: the cost model covers --sched none only, not {}", run.sched);
       return p;

@@ -8,6 +8,7 @@
 #include "command.h"
 #include "libtorch_commands.h"
 #include "tetrad/core/error.h"
+#include "tetrad/sched/registry.h"
 #include "tetrad/train/bench/sched_bench.h"
 
 namespace tetrad::app {
@@ -35,7 +36,7 @@ void printTable(const SchedBenchCommandOptions& o, const std::string& model, int
               "model ms/iter", "sim/model", "sim speed-up", "model speed-up");
   const train::SchedBenchRow* none = nullptr;
   for (const auto& row : rows) {
-    if (row.policy == "none") none = &row;
+    if (!makeScheduler(row.policy)->overlapsBackward()) none = &row;  // after the backward
   }
   for (const auto& row : rows) {
     const double simUp = none ? none->simulatedSeconds / row.simulatedSeconds : 0;

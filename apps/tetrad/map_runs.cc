@@ -20,6 +20,7 @@
 #include "tetrad/model/network_model.h"
 #include "tetrad/model/schedule_cost.h"
 #include "tetrad/model/warmup_cost.h"
+#include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 
 namespace tetrad::app {
@@ -59,6 +60,10 @@ bool synchronous(const experiment::RunRecord& run) {
   return makeSyncPolicy(run.sync)->mode() != SyncMode::kPushPull;
 }
 
+bool overlapsBackward(const experiment::RunRecord& run) {
+  return !run.sched.empty() && makeScheduler(run.sched)->overlapsBackward();
+}
+
 // The cost model's time per iteration of `run`'s method on `cluster`,
 // averaged over the first `iterations` (a compressor's warm-up included,
 // warmup_cost.h); NaN where the model refuses the method (e.g. measured
@@ -95,8 +100,7 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
     if (config.epochs > 0 && run.iterations > 0)
       context.stepsPerEpoch = run.iterations / config.epochs;
     const model::Method method = model::canonicalMethod({run.sync, run.arch, run.compress});
-    if (!run.sched.empty() && run.sched != "none")
-      return model::predictScheduled(method, run.sched, context).seconds;
+    if (overlapsBackward(run)) return model::predictScheduled(method, run.sched, context).seconds;
     return model::meanTimePerIteration(method, context, iterations);
   } catch (const InvalidArgument&) {
     return NAN;
@@ -168,7 +172,7 @@ std::vector<model::MeasuredMultiplier> measuredMultipliersOf(
     const experiment::RunRecord& r = g.first();
     auto baseline = baselineIterations.find(g.workers);
     // Overlap schedules do not change the iterations; one point per method.
-    if (baseline == baselineIterations.end() || (!r.sched.empty() && r.sched != "none")) continue;
+    if (baseline == baselineIterations.end() || overlapsBackward(r)) continue;
     std::vector<double> its;
     bool reached = true;
     for (const experiment::RunRecord& seed : g.seeds) {
@@ -238,9 +242,10 @@ std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir) {
       const bool reached = row.seeds > 0 && row.reachedTarget == row.seeds;
       m.timeToTarget = reached ? row.timeToTarget : NAN;
       m.timePerIter = row.timePerIter;
-      // The models cover sched "none" only: an arch that no model knows keeps
-      // such a method out of the advised candidates (it still counts as measured).
-      if (row.sched != "none" && !row.sched.empty()) m.method.arch = "sched:" + row.sched;
+      // The models cover schedules after the backward pass only: an arch that no
+      // model knows keeps such a method out of the advised candidates (it still
+      // counts as measured).
+      if (row.role.overlapped) m.method.arch = "sched:" + row.sched;
       if (std::isfinite(row.targetAccuracy)) c.targetAccuracy = row.targetAccuracy;
       if (std::isfinite(row.computePerIter)) {
         computeSum += row.computePerIter;

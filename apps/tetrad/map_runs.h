@@ -40,6 +40,10 @@ std::vector<MethodRuns> methodRunsOf(const std::vector<experiment::RunRecord>& r
 // Push-pull policies (ssp, asp): their trajectory depends on timing.
 bool synchronous(const experiment::RunRecord& run);
 
+// True when the run's schedule overlaps the backward pass
+// (Scheduler::overlapsBackward(); false for none and for no schedule).
+bool overlapsBackward(const experiment::RunRecord& run);
+
 // Mean and (sample) standard deviation; NaN when any value is NaN (std NaN
 // for one value).
 std::pair<double, double> meanAndStd(const std::vector<double>& values);

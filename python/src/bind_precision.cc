@@ -52,7 +52,8 @@ std::span<std::byte> halfBytes(const py::buffer& buffer, py::buffer_info& info, 
                                const char* what) {
   info = buffer.request(writable);
   if (info.itemsize != 2) {
-    throw py::type_error(std::string(what) + ": expected 2-byte items (a float16 or bfloat16 "
+    throw py::type_error(std::string(what) +
+                         ": expected 2-byte items (a float16 or bfloat16 "
                          "tensor viewed as int16), got " +
                          std::to_string(info.itemsize) + "-byte items");
   }
@@ -99,8 +100,8 @@ bool widen(const py::buffer& source, const std::string& formatName, py::array& o
   std::span<std::byte> in = halfBytes(source, info, false, "widen: src");
   std::span<float> wide = mutableFloats(out, "widen: out");
   if (wide.size() * 2 != in.size()) {
-    throw py::value_error("widen: src has " + std::to_string(in.size() / 2) +
-                          " elements, out " + std::to_string(wide.size()));
+    throw py::value_error("widen: src has " + std::to_string(in.size() / 2) + " elements, out " +
+                          std::to_string(wide.size()));
   }
   py::gil_scoped_release nogil;
   bool finite = true;

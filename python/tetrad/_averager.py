@@ -35,7 +35,7 @@ in the same order (averaging is collective).
 import torch
 import torch.distributed as dist
 
-from tetrad import _schedule
+from tetrad import _schedule, _tetrad
 from tetrad._exchange import completed, ring_allreduce_bytes
 
 _STATE_DICT_VERSION = 1
@@ -130,7 +130,7 @@ class ModelAverager:
         self.step = 0
         self._synced_step = -1  # the step whose gradients post_local_hook all-reduced
         self._gradient_bytes = 0  # post_local_hook's all-reduces (modelled as a ring)
-        spec = None if compress == "none" else compress
+        spec = None if _tetrad.Compressor(compress).is_identity else compress
         self.levels = {"global": _Level("global", self.group, spec, seed, timeout_s)}
         if self.plan.group_size:
             node = _node_group(self.group, world, self.plan.group_size)

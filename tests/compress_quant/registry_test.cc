@@ -58,6 +58,39 @@ TEST(Registry, ListsEveryCompressorOnce) {
   }
 }
 
+// What code outside compress/ asks instead of a name (compressor.h): every
+// registered custom protocol declares a shape the cost model prices, and the
+// wrapper ",ef" passes its inner compressor's traits on.
+TEST(Registry, CompressorsDeclareWhatOtherLayersAsk) {
+  using Shape = Compressor::ProtocolShape;
+  for (const CompressorInfo& info : registeredCompressors()) {
+    const CompressorPtr c = makeCompressor(info.example);
+    if (c->aggregation() == Aggregation::kCustom) {
+      EXPECT_NE(c->protocolShape(), Shape::kUnmodelled) << info.example;
+    }
+  }
+  EXPECT_EQ(makeCompressor("sign")->protocolShape(), Shape::kPacketRing);
+  EXPECT_EQ(makeCompressor("gtopk:0.01")->protocolShape(), Shape::kMergeTree);
+  EXPECT_EQ(makeCompressor("sign,ef")->protocolShape(), Shape::kPacketRing);
+  EXPECT_EQ(makeCompressor("powersgd:2")->protocolShape(), Shape::kAllreduceRounds);
+  CompressorState matrix;
+  matrix.shape = {64, 32};
+  // P (64 rows x rank 2), then Q (32 columns x rank 2).
+  EXPECT_EQ(makeCompressor("powersgd:2")->allreduceRoundFloats(matrix, 2048),
+            (std::vector<size_t>{128, 64}));
+  EXPECT_TRUE(makeCompressor("threshold:0.001")->packetSizeDependsOnData());
+  EXPECT_TRUE(makeCompressor("qsgd:16:elias,ef")->packetSizeDependsOnData());
+  EXPECT_FALSE(makeCompressor("qsgd:16")->packetSizeDependsOnData());
+  EXPECT_FALSE(makeCompressor("topk:0.01")->packetSizeDependsOnData());
+  EXPECT_DOUBLE_EQ(makeCompressor("dgc:0.01")->ownMomentum(), 0.9);
+  EXPECT_DOUBLE_EQ(makeCompressor("sign:momentum=0.5,ef")->ownMomentum(), 0.5);
+  EXPECT_DOUBLE_EQ(makeCompressor("sign")->ownMomentum(), 0.0);
+  EXPECT_DOUBLE_EQ(makeCompressor("topk:0.01,ef")->ownMomentum(), 0.0);
+  EXPECT_NE(makeCompressor("sign")->theoryNote().find("ℓ1"), std::string::npos);
+  EXPECT_NE(makeCompressor("gtopk:0.01")->theoryNote().find("local selection"), std::string::npos);
+  EXPECT_EQ(makeCompressor("topk:0.01,ef")->theoryNote(), "");
+}
+
 TEST(Registry, BadSpecsAreOneLineInvalidArguments) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", "empty compressor name"},

@@ -140,6 +140,10 @@ TEST(TrainConfig, SignumRunsWithoutSgdMomentum) {
   EXPECT_NE(refused.find("--compress sign:momentum=0.9 applies momentum itself"), std::string::npos)
       << refused;
   EXPECT_NE(refused.find("give --momentum 0"), std::string::npos) << refused;
+  // So does DGC (momentum correction), read from Compressor::ownMomentum().
+  TrainConfig dgc;
+  dgc.compress = "dgc:0.01";
+  EXPECT_EQ(resolveConfig(dgc).given.momentum, 0.0);
   // Plain signSGD keeps the optimizer's momentum (after the vote).
   TrainConfig plain;
   plain.compress = "sign";

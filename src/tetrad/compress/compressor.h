@@ -276,6 +276,37 @@ class Compressor {
   virtual double modelledDecodes(int ranks) const {
     return aggregation() == Aggregation::kGather ? double(ranks) : 1.0;
   }
+  // kCustom only: how the protocol's messages travel, so that the cost model
+  // (model/exchange_cost.cc) prices a protocol without knowing its name:
+  //   kUnmodelled       no cost model (the default; the advisor says so);
+  //   kPacketRing       p − 1 ring steps of one packet each, as a gather
+  //                     (signSGD's majority vote);
+  //   kAllreduceRounds  one float32 all-reduce per entry of
+  //                     allreduceRoundFloats() (PowerSGD's P, then Q);
+  //   kMergeTree        ⌈log2 q⌉ rounds of one packet each, q the largest
+  //                     power of two ≤ p, plus 2 when p ≠ q (gTop-k).
+  enum class ProtocolShape { kUnmodelled, kPacketRing, kAllreduceRounds, kMergeTree };
+  virtual ProtocolShape protocolShape() const { return ProtocolShape::kUnmodelled; }
+  // kAllreduceRounds: the floats of each all-reduce, in order, for a bucket
+  // of `count` elements that `state` describes (shape, layout).
+  virtual std::vector<size_t> allreduceRoundFloats(const CompressorState& state,
+                                                   size_t count) const {
+    (void)state;
+    return {count};
+  }
+  // True when the packet's size depends on the values encoded (threshold,
+  // Elias-coded QSGD): a timing-only run, which computes no values, cannot
+  // price it.
+  virtual bool packetSizeDependsOnData() const { return false; }
+  // The momentum the compressor applies itself (DGC's momentum correction,
+  // Signum's local momentum); 0 when none. SGD momentum on top would apply a
+  // second one, so such runs use --momentum 0 (train/resolve_config.cc).
+  virtual double ownMomentum() const { return 0; }
+  // What the convergence theory's line adds about this compressor
+  // (model/iteration_theory.cc): a caveat on its bound (gTop-k's δ is the
+  // local selection's), or, under kNotCovered, why there is none (signSGD).
+  // Empty by default.
+  virtual std::string theoryNote() const { return ""; }
 
  protected:
   // The hooks behind the public entry points of the same name. While one

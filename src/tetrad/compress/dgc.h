@@ -46,6 +46,7 @@ class Dgc final : public Compressor {
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kGather; }
   Theory theory() const override { return Theory::kErrorFeedback; }
+  double ownMomentum() const override { return options_.momentum; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // At the final density R (after warm-up).
   double bitsPerElement(size_t count) const override;

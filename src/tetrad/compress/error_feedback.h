@@ -40,6 +40,14 @@ class ErrorFeedback final : public Compressor {
   WirePrecision summableWire() const override { return inner_->summableWire(); }
   double modelledDecodes(int ranks) const override { return inner_->modelledDecodes(ranks); }
   ShapeUse shapeUse() const override { return inner_->shapeUse(); }
+  ProtocolShape protocolShape() const override { return inner_->protocolShape(); }
+  std::vector<size_t> allreduceRoundFloats(const CompressorState& state,
+                                           size_t count) const override {
+    return inner_->allreduceRoundFloats(state, count);
+  }
+  bool packetSizeDependsOnData() const override { return inner_->packetSizeDependsOnData(); }
+  double ownMomentum() const override { return inner_->ownMomentum(); }
+  std::string theoryNote() const override { return inner_->theoryNote(); }
 
   const Compressor& inner() const { return *inner_; }
 

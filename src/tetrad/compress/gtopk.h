@@ -45,6 +45,10 @@ class GTopK final : public Compressor {
   std::string spec() const override;
   Aggregation aggregation() const override { return Aggregation::kCustom; }
   Theory theory() const override { return Theory::kErrorFeedback; }
+  ProtocolShape protocolShape() const override { return ProtocolShape::kMergeTree; }
+  std::string theoryNote() const override {
+    return "gTop-k: δ of the local selection, a proxy for the global one's; Shi et al. 2019";
+  }
   // One merge per tree round (compressor.h).
   double modelledDecodes(int ranks) const override {
     int rounds = 0;

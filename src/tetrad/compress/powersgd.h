@@ -88,6 +88,14 @@ class PowerSgd final : public Compressor {
   double bitsPerElement(size_t count) const override;
   // Batched: the whole bucket as one square, shapes unused.
   ShapeUse shapeUse() const override { return batched_ ? ShapeUse::kFlat : ShapeUse::kLayout; }
+  ProtocolShape protocolShape() const override { return ProtocolShape::kAllreduceRounds; }
+  // P with the raw floats of vectors, then Q; one all-reduce when nothing is a matrix.
+  std::vector<size_t> allreduceRoundFloats(const CompressorState& state,
+                                           size_t count) const override {
+    const PowerSgdPlan plan = powerSgdPlan(state, count, rank_, batched_);
+    if (plan.matrices.empty()) return {count};
+    return {plan.pFloats + plan.rawFloats, plan.qFloats};
+  }
   int rank() const { return rank_; }
   bool batched() const { return batched_; }
 

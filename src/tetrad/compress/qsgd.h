@@ -39,6 +39,7 @@ class QsgdCompressor final : public Compressor {
   // upper bound for typical tensors (see docs/compression.md). Norms included.
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return true; }
+  bool packetSizeDependsOnData() const override { return elias_; }
 
   int levels() const { return levels_; }
   unsigned codeBits() const { return bits_; }

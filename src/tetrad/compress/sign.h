@@ -36,6 +36,11 @@ class SignCompressor final : public Compressor {
   Aggregation aggregation() const override { return Aggregation::kCustom; }
   // The vote counts every rank's packet (compressor.h).
   double modelledDecodes(int ranks) const override { return double(ranks); }
+  ProtocolShape protocolShape() const override { return ProtocolShape::kPacketRing; }
+  double ownMomentum() const override { return momentum_; }
+  std::string theoryNote() const override {
+    return "signSGD's bounds are on the ℓ1 norm (Bernstein et al. 2018)";
+  }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
 

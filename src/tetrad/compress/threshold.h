@@ -25,6 +25,7 @@ class Threshold final : public Compressor {
   Aggregation aggregation() const override { return Aggregation::kGather; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;
+  bool packetSizeDependsOnData() const override { return true; }
 
  protected:
   Packet encodeStep(std::span<const float> input, CompressorState& state) const override;

@@ -114,7 +114,7 @@ std::string tableOf(const ClusterGroup& group) {
     layerWise = layerWise || row.layerWise;
     retimed = retimed || row.retimed > 0;
     // The 16-bit baseline is the reference for methods that compress.
-    const bool againstFp16 = row.compress != "none" && !row.isFp16Baseline;
+    const bool againstFp16 = !row.role.uncompressed && !row.isFp16Baseline;
     compresses = compresses || againstFp16;
     const MethodRow* fp16Base = againstFp16 ? fp16 : nullptr;
     text += fmt::format(

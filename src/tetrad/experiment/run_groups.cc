@@ -3,6 +3,11 @@
 #include <cmath>
 #include <map>
 
+#include "tetrad/compress/registry.h"
+#include "tetrad/core/error.h"
+#include "tetrad/model/method_traits.h"
+#include "tetrad/sched/registry.h"
+
 namespace tetrad::experiment {
 namespace {
 
@@ -86,9 +91,27 @@ double sampleStd(const std::vector<double>& values) {
   return std::sqrt(sum / double(present.size() - 1));
 }
 
+MethodRole methodRoleOf(const std::string& sync, const std::string& arch,
+                        const std::string& compress, const std::string& sched) {
+  MethodRole role;
+  try {
+    const model::MethodTraits traits = model::methodTraits({sync, arch, compress});
+    const bool bspOnAllreduce = traits.synchronous && traits.collective;
+    role.plainBsp = traits.plainBsp();
+    role.uncompressed = traits.uncompressed;
+    role.fp16Bsp = bspOnAllreduce && traits.halfPrecision &&
+                   makeCompressor(compress)->summableWire() == WirePrecision::kFloat16;
+    role.overlapped = makeScheduler(sched)->overlapsBackward();
+  } catch (const Error&) {
+    return {};  // not a spec this tetrad parses: never a baseline
+  }
+  return role;
+}
+
 bool isBaselinePoint(const std::string& sync, const std::string& arch, const std::string& compress,
                      const std::string& sched) {
-  return sync == "bsp" && arch.starts_with("allreduce") && compress == "none" && sched == "none";
+  const MethodRole role = methodRoleOf(sync, arch, compress, sched);
+  return role.plainBsp && !role.overlapped;
 }
 
 std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
@@ -121,28 +144,25 @@ std::vector<ClusterGroup> groupRuns(const std::vector<RunRecord>& records) {
   for (size_t c = 0; c < groups.size(); ++c) {
     for (const auto& methodRuns : runs[c]) {
       MethodRow row = summarise(methodRuns);
+      row.role = methodRoleOf(row.sync, row.arch, row.compress, row.sched);
       const int index = int(groups[c].rows.size());
-      if (groups[c].baseline < 0 && !row.layerWise &&
-          isBaselinePoint(row.sync, row.arch, row.compress, row.sched)) {
+      if (groups[c].baseline < 0 && !row.layerWise && row.role.plainBsp && !row.role.overlapped) {
         row.isBaseline = true;
         groups[c].baseline = index;
       }
       // The sweep's baseline16 when it names one; else the 16-bit baseline
-      // users run: DDP's fp16 hook on DDP's buckets, overlapped (--sched
-      // ddp); an fp16 run after the backward pass only where the cluster has
-      // no overlapped one.
+      // users run: DDP's fp16 hook, overlapped (--sched ddp); an fp16 run
+      // after the backward pass only where the cluster has no overlapped one.
       const std::string& named = methodRuns.front()->baseline16;
       if (!named.empty()) {
         if (row.method == named) {
           row.isFp16Baseline = true;
           groups[c].fp16Baseline = index;
         }
-      } else if (!row.layerWise && row.compress == "fp16" &&
-                 isBaselinePoint(row.sync, row.arch, "none", "none") &&
-                 (row.sched == "ddp" || row.sched == "none")) {
+      } else if (!row.layerWise && row.role.fp16Bsp) {
         const int current = groups[c].fp16Baseline;
-        const bool overlapped = row.sched == "ddp";
-        if (current < 0 || (overlapped && groups[c].rows[size_t(current)].sched != "ddp")) {
+        const bool overlapped = row.role.overlapped;
+        if (current < 0 || (overlapped && !groups[c].rows[size_t(current)].role.overlapped)) {
           if (current >= 0) groups[c].rows[size_t(current)].isFp16Baseline = false;
           row.isFp16Baseline = true;
           groups[c].fp16Baseline = index;

@@ -3,15 +3,16 @@
 // deviation (accuracy, time and iterations to target, time per iteration).
 //
 // Only runs with status "ok" count. Clusters and methods keep the order of
-// the sweep file (RunRecord indices), then of their labels. The baseline of
-// a cluster is its first method whose sync is bsp, arch allreduce:*,
-// compress none and sched none (BSP without compression); its fp16 baseline
-// the method the sweep's baseline16 names (run.json), else the first such
-// method with compress fp16 and sched ddp (DDP's fp16 hook
-// on DDP's buckets, overlapped with the backward pass: the 16-bit baseline
-// users run), else with sched none. A layer-wise run (config.json's
-// bucket_bytes 0: one bucket, so one compressed packet, per tensor) is an
-// ablation and never a baseline.
+// the sweep file (RunRecord indices), then of their labels. Methods are
+// classified by their policies' traits (MethodRole), never their names. The
+// baseline of a cluster is its first plain BSP method (synchronous, on an
+// all-reduce, uncompressed) whose schedule exchanges after the backward
+// pass; its fp16 baseline the method the sweep's baseline16 names (run.json),
+// else the first BSP all-reduce method whose only compression is the fp16
+// cast and whose schedule overlaps the backward pass (DDP's fp16 hook on its
+// buckets: the 16-bit baseline users run), else one exchanging after the
+// backward pass. A layer-wise run (config.json's bucket_bytes 0: one bucket,
+// so one compressed packet, per tensor) is an ablation and never a baseline.
 //
 // Pure functions; thread-safe.
 #pragma once
@@ -22,6 +23,18 @@
 #include "tetrad/experiment/run_record.h"
 
 namespace tetrad::experiment {
+
+// What the baselines need to know of a method, from its policies' traits
+// (model/method_traits.h, Scheduler::overlapsBackward()). All false for
+// specs the policies do not parse (a run folder from an older tetrad).
+struct MethodRole {
+  bool plainBsp = false;      // BSP on an all-reduce, uncompressed
+  bool fp16Bsp = false;       // BSP on an all-reduce whose compression is the fp16 cast
+  bool uncompressed = false;  // the identity compressor
+  bool overlapped = false;    // the schedule overlaps the backward pass
+};
+MethodRole methodRoleOf(const std::string& sync, const std::string& arch,
+                        const std::string& compress, const std::string& sched);
 
 struct MethodRow {
   std::string method;
@@ -49,6 +62,7 @@ struct MethodRow {
   double throughput = kMissing;           // samples per second
   std::vector<std::string> curveFolders;  // every seed's run, lowest seed first
   std::vector<ResizeMark> resizes;        // of its first run (elastic resumes)
+  MethodRole role;
   bool isBaseline = false;
   bool isFp16Baseline = false;
 };
@@ -65,7 +79,7 @@ struct ClusterGroup {
   std::string netModel;
 };
 
-// True for BSP with all-reduce, no compression and no scheduling.
+// True for plain BSP (MethodRole) exchanging after the backward pass.
 bool isBaselinePoint(const std::string& sync, const std::string& arch, const std::string& compress,
                      const std::string& sched);
 

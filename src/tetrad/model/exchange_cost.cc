@@ -1,8 +1,11 @@
 // One exchange through all-reduce (exchange_cost.h), per bucket of c floats:
 //   none / 16-bit wire / summable   Σ allreduceCost(ALGO, p, c | c·2 B | ⌈P/4⌉)
-//   gather, sign vote                (p−1)·(B·α + ΣP·β)
-//   powersgd:R                       allreduceCost(Σn·R + u) + allreduceCost(Σm·R)
-//   gtopk:R                          (log2 q + 2[p≠q])·(B·α + Σ(20 + 8k)·β)
+//   gather, packet ring (sign vote)  (p−1)·(B·α + ΣP·β)
+//   all-reduce rounds (powersgd:R)   Σ rounds allreduceCost(floats of the round:
+//                                    Σn·R + u, then Σm·R)
+//   merge tree (gtopk:R)             (log2 q + 2[p≠q])·(B·α + ΣP·β), P = 20 + 8k
+// The custom protocols' shapes are their compressors' own (Compressor::
+// protocolShape()), so a new protocol is priced without its name.
 #include "tetrad/model/exchange_cost.h"
 
 #include <algorithm>
@@ -11,8 +14,6 @@
 #include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/collectives/partition.h"
-#include "tetrad/compress/powersgd.h"
-#include "tetrad/compress/spec.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 
@@ -144,10 +145,12 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
                "allreduce:native (MPI_Allreduce) has no cost model");
   const int p = network.workers;
   const std::vector<BucketRange> buckets = exchangeBuckets(workload, workload.bucketBytes);
-  const std::string name = parseCompressorSpec(compressor.spec()).name;
   ExchangeEstimate estimate;
   AllreduceCalls calls;
   const Aggregation aggregation = compressor.aggregation();
+  using Shape = Compressor::ProtocolShape;
+  const Shape shape =
+      aggregation == Aggregation::kCustom ? compressor.protocolShape() : Shape::kUnmodelled;
   if (aggregation == Aggregation::kSummable) {
     for (const BucketRange& b : buckets) {
       if (compressor.isIdentity()) {
@@ -159,8 +162,14 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
         addAllreduce(calls, algorithm, floats, WirePrecision::kFloat32, network);
       }
     }
-  } else if (aggregation == Aggregation::kGather || name == "sign") {
-    // Per bucket, p - 1 ring steps of one packet each.
+  } else if (aggregation == Aggregation::kGather || shape == Shape::kPacketRing ||
+             shape == Shape::kMergeTree) {
+    // Per bucket, one packet per step: p - 1 ring steps (a gather, the
+    // majority vote), or a merge tree's rounds (gTop-k).
+    int q = 1;
+    while (q * 2 <= p) q *= 2;
+    const bool tree = shape == Shape::kMergeTree;
+    const int steps = tree ? ceilLog2(q) + (p != q ? 2 : 0) : p - 1;
     double bytes = 0, step = 0;
     for (const BucketRange& b : buckets) {
       const double packet = packetBytes(compressor, b);
@@ -168,46 +177,21 @@ ExchangeEstimate allreduceExchange(AllreduceAlgorithm algorithm, const Compresso
       step += network.messageSeconds(packet);
     }
     const double n = double(buckets.size());
-    estimate.seconds = (p - 1) * step;
+    estimate.seconds = steps * step;
     estimate.messages = buckets.size();
     estimate.decodesPerBucket = compressor.modelledDecodes(p);
-    estimate.text = fmt::format("allgather {} × ({} + {})", p - 1, latencyText(n, network.alpha),
-                                bandwidthTerm(bytes, network.beta));
+    estimate.text = fmt::format("{} {} × ({} + {})", tree ? "merge tree" : "allgather", steps,
+                                latencyText(n, network.alpha), bandwidthTerm(bytes, network.beta));
     return estimate;
-  } else if (name == "powersgd") {
-    const CompressorParams spec = parseCompressorSpec(compressor.spec());
-    const int rank = int(spec.integer(0, "rank"));
+  } else if (shape == Shape::kAllreduceRounds) {
     for (const BucketRange& b : buckets) {
       CompressorState state;
       state.shape = b.shape;
       if (b.tensorShapes.size() > 1) state.layout = b.tensorShapes;
-      const PowerSgdPlan plan = powerSgdPlan(state, b.count, rank, spec.hasFlag("batched", 1));
-      if (plan.matrices.empty()) {
-        addAllreduce(calls, algorithm, b.count, WirePrecision::kFloat32, network);
-      } else {
-        addAllreduce(calls, algorithm, plan.pFloats + plan.rawFloats, WirePrecision::kFloat32,
-                     network);
-        addAllreduce(calls, algorithm, plan.qFloats, WirePrecision::kFloat32, network);
+      for (size_t floats : compressor.allreduceRoundFloats(state, b.count)) {
+        addAllreduce(calls, algorithm, floats, WirePrecision::kFloat32, network);
       }
     }
-  } else if (name == "gtopk") {
-    const double ratio = parseCompressorSpec(compressor.spec()).ratio(0);
-    int q = 1;
-    while (q * 2 <= p) q *= 2;
-    const int rounds = ceilLog2(q) + (p != q ? 2 : 0);
-    double bytes = 0, step = 0;
-    for (const BucketRange& b : buckets) {
-      const double message = 20 + 8 * std::max(1.0, std::round(ratio * double(b.count)));
-      bytes += message;
-      step += network.messageSeconds(message);
-    }
-    const double n = double(buckets.size());
-    estimate.seconds = rounds * step;
-    estimate.messages = buckets.size();
-    estimate.decodesPerBucket = compressor.modelledDecodes(p);
-    estimate.text = fmt::format("gtopk merge {} × ({} + {})", rounds, latencyText(n, network.alpha),
-                                bandwidthTerm(bytes, network.beta));
-    return estimate;
   } else {
     TETRAD_FAIL(Unsupported, "compressor '{}': its custom protocol has no cost model",
                 compressor.spec());

@@ -12,7 +12,6 @@
 #include "tetrad/arch/gossip/topology_spec.h"
 #include "tetrad/arch/registry.h"
 #include "tetrad/compress/registry.h"
-#include "tetrad/compress/spec.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/spec.h"
 #include "tetrad/core/units.h"
@@ -40,7 +39,7 @@ IterationEstimate notCovered(const std::string& why) {
 // The compression part of a method: its multiplier and text.
 IterationEstimate compressionPart(const Compressor& compressor, int n, double s,
                                   const CompressionErrorFunction& error) {
-  const std::string name = parseCompressorSpec(compressor.spec()).name;
+  const std::string note = compressor.theoryNote();
   switch (compressorTheory(compressor)) {
     case CompressorTheory::kExact:
       return {1, true,
@@ -58,11 +57,8 @@ IterationEstimate compressionPart(const Compressor& compressor, int n, double s,
       if (!(delta > 0)) {
         return notCovered(fmt::format("not contractive (‖C(x) − x‖² ≥ ‖x‖², δ = {:.3g})", delta));
       }
-      // gTop-k: its analysis (Shi et al. 2019) assumes the global selection
-      // contracts as a local Top-k does; δ is the local selection's.
-      const char* proxy = name == "gtopk" ? " (gTop-k: δ of the local selection, a proxy for the "
-                                            "global one's; Shi et al. 2019)"
-                                          : "";
+      // A caveat the compressor declares (gTop-k: δ is the local selection's).
+      const std::string proxy = note.empty() ? "" : " (" + note + ")";
       return {errorFeedbackMultiplier(delta, n, s), true,
               fmt::format("error feedback δ = {:.5g}{}, {}: (s + √((1 − δ)ns)/δ + 1/δ)/(1 + s); "
                           "Stich & Karimireddy 2020",
@@ -71,8 +67,7 @@ IterationEstimate compressionPart(const Compressor& compressor, int n, double s,
     case CompressorTheory::kNotCovered:
       break;
   }
-  if (name == "sign")
-    return notCovered("signSGD's bounds are on the ℓ1 norm (Bernstein et al. 2018)");
+  if (!note.empty()) return notCovered(note);
   return notCovered("biased compression without error feedback");
 }
 

@@ -14,13 +14,14 @@
 #include "tetrad/sched/model_shapes.h"
 #include "tetrad/sched/pipeline_cost.h"
 #include "tetrad/sched/plan_spec.h"
+#include "tetrad/sched/registry.h"
 
 namespace tetrad::model {
 
-Prediction predictScheduled(const Method& given, const std::string& sched,
-                            const ModelContext& c) {
+Prediction predictScheduled(const Method& given, const std::string& sched, const ModelContext& c) {
   const sched::SchedulePlanSpec spec = sched::parseSchedulePlanSpec(sched);
-  if (spec.name == "none") return predictMethod(given, c);
+  // A schedule that exchanges after the backward pass is the method's own time.
+  if (!makeScheduler(sched)->overlapsBackward()) return predictMethod(given, c);
   const Method method = canonicalMethod(given);
   TETRAD_CHECK(methodTraits(method).plainBsp(), Unsupported,
                "method '{}' with --sched {}: the schedule model covers bsp on allreduce:ALGO "
@@ -32,9 +33,9 @@ Prediction predictScheduled(const Method& given, const std::string& sched,
   try {
     layers = sched::modelLayers(c.workload.name);
   } catch (const InvalidArgument&) {
-    throw Unsupported(fmt::format(
-        "--sched {}: the schedule model needs a built-in model's layer table, not '{}'", sched,
-        c.workload.name));
+    throw Unsupported(
+        fmt::format("--sched {}: the schedule model needs a built-in model's layer table, not '{}'",
+                    sched, c.workload.name));
   }
   double forwardFlops = 0;
   for (const sched::LayerShape& layer : layers) forwardFlops += layer.forwardFlops;
@@ -63,15 +64,17 @@ Prediction predictScheduled(const Method& given, const std::string& sched,
   p.seconds = (c.nonFiniteGuard ? timing.iterationSeconds : timing.overlappedSeconds) + guard;
   p.commSeconds = p.seconds - p.computeSeconds;  // exposed communication
   p.derivation = c.nonFiniteGuard
-                     ? fmt::format("= forward {:.2f} + max(backward {:.2f}, exchange end {:.2f}) + "
-                                   "guard {:.2f} [--sched {}: {} messages, {:.2f} busy]",
-                                   timing.forwardSeconds * 1e3, timing.backwardSeconds * 1e3,
-                                   timing.exchangeEndSeconds * 1e3, guard * 1e3, sched,
-                                   timing.messages.size(), timing.commBusySeconds * 1e3)
-                     : fmt::format("= steady state {:.2f} with forward overlap [--sched {}: {} "
-                                   "messages, {:.2f} busy]",
-                                   timing.overlappedSeconds * 1e3, sched, timing.messages.size(),
-                                   timing.commBusySeconds * 1e3);
+                     ? fmt::format(
+                           "= forward {:.2f} + max(backward {:.2f}, exchange end {:.2f}) + "
+                           "guard {:.2f} [--sched {}: {} messages, {:.2f} busy]",
+                           timing.forwardSeconds * 1e3, timing.backwardSeconds * 1e3,
+                           timing.exchangeEndSeconds * 1e3, guard * 1e3, sched,
+                           timing.messages.size(), timing.commBusySeconds * 1e3)
+                     : fmt::format(
+                           "= steady state {:.2f} with forward overlap [--sched {}: {} "
+                           "messages, {:.2f} busy]",
+                           timing.overlappedSeconds * 1e3, sched, timing.messages.size(),
+                           timing.commBusySeconds * 1e3);
   return p;
 }
 

@@ -38,17 +38,11 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
-// Compressors whose packet size depends on the values they encode.
-bool sizeDependsOnData(const std::string& spec) {
-  const std::string name = spec.substr(0, spec.find_first_of(":,"));
-  return name == "threshold" || (name == "qsgd" && spec.find(":elias") != std::string::npos);
-}
-
 // The compressor rule of --timing-only (docs/training.md, "Timing-only
 // simulation"); the cluster rule is checked where the cluster is parsed.
 void checkTimingOnly(const ResolvedConfig& r) {
   for (const std::string& spec : {r.compress, r.pullCompress}) {
-    TETRAD_CHECK(!sizeDependsOnData(spec), InvalidArgument,
+    TETRAD_CHECK(!makeCompressor(spec)->packetSizeDependsOnData(), InvalidArgument,
                  "--timing-only cannot run compressor '{}': its packet size depends on the "
                  "gradient values, which a timing-only run does not compute (fixed-size "
                  "alternatives: topk:R, qsgd:S)",
@@ -219,22 +213,18 @@ void resolveOptimizer(const TrainConfig& c, ResolvedConfig& r) {
                "invalid --lr {}: must be positive", c.lr);
   TETRAD_CHECK(c.momentum >= 0 && c.momentum < 1, InvalidArgument,
                "invalid --momentum {}: must be in [0, 1)", c.momentum);
-  // DGC's momentum correction is the run's momentum (compress/dgc.h): SGD
-  // momentum on DGC's aggregate would apply it a second time (an effective
-  // step ten times the lr at 0.9), which no error message would explain.
-  TETRAD_CHECK(!(r.compress.starts_with("dgc:") && c.momentum > 0), InvalidArgument,
-               "--compress {} applies momentum itself (momentum correction, dgc:R:momentum=M): "
-               "give --momentum 0, or SGD momentum {} would be applied on top of it",
-               r.compress, c.momentum);
-  // So does Signum (sign:momentum=M, compress/sign.h): its runs use SGD momentum 0, the
-  // default --momentum included; another non-zero --momentum is refused.
-  const bool signum = r.compress.starts_with("sign:momentum=");
-  TETRAD_CHECK(
-      !(signum && c.momentum > 0 && c.momentum != model::kDefaultMomentum), InvalidArgument,
-      "--compress {} applies momentum itself (Signum, sign:momentum=M): give --momentum 0 "
-      "(the default also runs it with 0), or SGD momentum {} would be applied on top of it",
-      r.compress, c.momentum);
-  if (signum) r.given.momentum = 0;
+  // A compressor that applies momentum itself (DGC's momentum correction,
+  // compress/dgc.h; Signum, compress/sign.h) runs on SGD momentum 0: SGD
+  // momentum on top would apply a second one (an effective step ten times
+  // the lr at 0.9), which no error message would explain. The default
+  // --momentum becomes 0; another non-zero one is refused.
+  const double ownMomentum = makeCompressor(r.compress)->ownMomentum();
+  TETRAD_CHECK(!(ownMomentum > 0 && c.momentum > 0 && c.momentum != model::kDefaultMomentum),
+               InvalidArgument,
+               "--compress {} applies momentum itself ({}): give --momentum 0 (the default "
+               "also runs it with 0), or SGD momentum {} would be applied on top of it",
+               r.compress, ownMomentum, c.momentum);
+  if (ownMomentum > 0) r.given.momentum = 0;
   TETRAD_CHECK(c.weightDecay >= 0 && std::isfinite(c.weightDecay), InvalidArgument,
                "invalid --weight-decay {}: must be >= 0", c.weightDecay);
   TETRAD_CHECK(c.warmup >= 0 && std::isfinite(c.warmup), InvalidArgument,
