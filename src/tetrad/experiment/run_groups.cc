@@ -44,6 +44,7 @@ MethodRow summarise(const std::vector<const RunRecord*>& runs) {
       throughput;
   for (const RunRecord* r : runs) {
     row.curveFolders.push_back(r->folder);
+    row.seedTimesToTarget.push_back(r->timeToTarget);
     row.retimed += r->retimedFrom.empty() ? 0 : 1;
     accuracy.push_back(r->finalAccuracy);
     if (!std::isnan(r->timeToTarget)) {

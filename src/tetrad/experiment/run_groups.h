@@ -61,6 +61,7 @@ struct MethodRow {
   double codecPerIter = kMissing;         // encode/decode charged (train/loop/codec_charge.h)
   double throughput = kMissing;           // samples per second
   std::vector<std::string> curveFolders;  // every seed's run, lowest seed first
+  std::vector<double> seedTimesToTarget;  // per seed, in curveFolders' order; NaN: not reached
   std::vector<ResizeMark> resizes;        // of its first run (elastic resumes)
   MethodRole role;
   bool isBaseline = false;

@@ -1,0 +1,190 @@
+#include "tetrad/experiment/report_survey.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "tetrad/core/error.h"
+#include "tetrad/core/units.h"
+#include "tetrad/experiment/bootstrap.h"
+#include "tetrad/experiment/lr_tuning.h"
+#include "tetrad/experiment/report_cells.h"
+#include "tetrad/experiment/report_table.h"
+#include "tetrad/experiment/report_tuning.h"
+#include "tetrad/experiment/run_record.h"
+
+namespace fs = std::filesystem;
+
+namespace tetrad::experiment {
+namespace {
+
+using namespace cells;  // NOLINT: the tables are made of cells
+
+std::vector<double> timesToTarget(const MethodRow& row) {
+  return row.seedTimesToTarget;  // all finite when reachedByAll(row)
+}
+
+// "1.23× [1.10, 1.35]": the speed-up of means and its 95% interval over
+// seeds ("1.23×" alone with one seed on either side).
+std::string speedUpCell(const MethodRow* base, const MethodRow& row) {
+  if (base == nullptr || !reachedByAll(*base) || !reachedByAll(row)) return kNone;
+  const double up = speedUp(base->timeToTarget, row.timeToTarget);
+  if (std::isnan(up)) return kNone;
+  if (base == &row) return "1.00×";
+  const Interval ci = ratioOfMeansInterval(timesToTarget(*base), timesToTarget(row));
+  if (ci.missing()) return fmt::format("{:.2f}×", up);
+  return fmt::format("{:.2f}× [{:.2f}, {:.2f}]", up, ci.low, ci.high);
+}
+
+// The fastest method to the target, and whether the runner-up is slower at
+// the 95% level (the interval of runner-up time / fastest time above 1).
+std::string verdictOf(const ClusterGroup& group) {
+  std::vector<const MethodRow*> reached;
+  for (const MethodRow& row : group.rows) {
+    if (!row.layerWise && reachedByAll(row)) reached.push_back(&row);
+  }
+  if (reached.empty()) return "No method reached the target on every seed.\n";
+  std::sort(reached.begin(), reached.end(), [](const MethodRow* a, const MethodRow* b) {
+    return a->timeToTarget < b->timeToTarget;
+  });
+  const MethodRow& first = *reached[0];
+  if (reached.size() == 1) {
+    return fmt::format("Fastest to the target: {} ({}), the only method to reach it.\n",
+                       first.method, formatSeconds(first.timeToTarget));
+  }
+  const MethodRow& second = *reached[1];
+  const double margin = second.timeToTarget / first.timeToTarget;
+  const Interval ci = ratioOfMeansInterval(timesToTarget(second), timesToTarget(first));
+  std::string judged;
+  if (ci.missing()) {
+    judged = "one seed: no interval";
+  } else if (ci.low > 1) {
+    judged = fmt::format("95% interval [{:.2f}, {:.2f}]: a win", ci.low, ci.high);
+  } else {
+    judged = fmt::format("95% interval [{:.2f}, {:.2f}] holds 1: a tie", ci.low, ci.high);
+  }
+  return fmt::format("Fastest to the target: {} ({}), {:.2f}× ahead of {} ({}).\n", first.method,
+                     formatSeconds(first.timeToTarget), margin, second.method, judged);
+}
+
+std::string clusterTable(const ClusterGroup& group) {
+  const MethodRow* base = group.baseline >= 0 ? &group.rows[size_t(group.baseline)] : nullptr;
+  const MethodRow* fp16 =
+      group.fp16Baseline >= 0 ? &group.rows[size_t(group.fp16Baseline)] : nullptr;
+  std::string text =
+      fmt::format("### {} (`{}`, {} workers)\n\n", group.cluster, group.spec, group.workers);
+  text +=
+      "| method | lr | seeds | final accuracy | time to target | speed-up vs fp32 [95% CI] | "
+      "vs fp16 [95% CI] | time/iter | iterations to target | bytes/worker/iter | comm share |\n"
+      "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (const MethodRow& row : group.rows) {
+    const bool againstFp16 = !row.role.uncompressed;
+    text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", labelOf(row),
+                        learningRate(row), row.seeds, accuracy(row), toTarget(row),
+                        speedUpCell(base, row), againstFp16 ? speedUpCell(fp16, row) : kNone,
+                        seconds(row.timePerIter), itersToTarget(row),
+                        orDash(row.bytesPerWorkerIter, formatBytes(row.bytesPerWorkerIter)),
+                        share(row, row.commPerIter));
+  }
+  return text + "\n" + verdictOf(group);
+}
+
+// One CSV line's fields (double quotes around a field that holds a comma).
+std::vector<std::string> csvFields(const std::string& line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
+      fields.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
+std::string latencyText(double seconds) {
+  return seconds >= 1e-3 ? fmt::format("{:g} ms", seconds * 1e3)
+                         : fmt::format("{:g} µs", seconds * 1e6);
+}
+
+}  // namespace
+
+std::string surveyTables(const std::vector<ClusterGroup>& groups) {
+  std::string text;
+  for (const ClusterGroup& group : groups) text += (text.empty() ? "" : "\n") + clusterTable(group);
+  return text;
+}
+
+std::string surveyMapTable(const std::string& mapCsvPath) {
+  std::ifstream in(mapCsvPath);
+  if (!in) return "";
+  std::string line;
+  std::getline(in, line);
+  TETRAD_CHECK(line.starts_with("bandwidth_bps,latency_s,workers,cluster,method,"), InvalidArgument,
+               "{}: not a method map's map.csv (header '{}')", mapCsvPath, line);
+  std::set<double> bandwidths, latencies;
+  std::map<std::pair<double, double>, std::string> winners;  // (latency, bandwidth)
+  for (int number = 2; std::getline(in, line); ++number) {
+    if (line.empty()) continue;
+    const std::vector<std::string> f = csvFields(line);
+    TETRAD_CHECK(f.size() == 10, InvalidArgument, "{}:{}: {} fields, 10 expected", mapCsvPath,
+                 number, f.size());
+    double bandwidth = 0, latency = 0;
+    try {
+      bandwidth = std::stod(f[0]);
+      latency = std::stod(f[1]);
+    } catch (const std::exception&) {
+      TETRAD_FAIL(InvalidArgument, "{}:{}: bandwidth '{}' or latency '{}' is not a number",
+                  mapCsvPath, number, f[0], f[1]);
+    }
+    bandwidths.insert(bandwidth);
+    latencies.insert(latency);
+    std::string& cell = winners[{latency, bandwidth}];
+    if (f[9] == "1") cell += (cell.empty() ? "" : ", ") + f[4];
+  }
+  std::string text = "| latency \\ bandwidth |", rule = "|---|";
+  for (double b : bandwidths) {
+    text += fmt::format(" {:g} Gb/s |", b / 1e9);
+    rule += "---|";
+  }
+  text += "\n" + rule + "\n";
+  for (double l : latencies) {
+    text += "| " + latencyText(l) + " |";
+    for (double b : bandwidths) {
+      const std::string& w = winners[{l, b}];
+      text += " " + (w.empty() ? std::string(kNone) : w) + " |";
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+std::string surveyReport(const std::string& dir) {
+  TETRAD_CHECK(fs::is_directory(dir), InvalidArgument, "'{}' is not a folder of runs", dir);
+  const std::vector<RunRecord> records = readRunFolders(dir);
+  const bool anyFinished = std::any_of(records.begin(), records.end(),
+                                       [](const RunRecord& r) { return r.status == "ok"; });
+  TETRAD_CHECK(anyFinished, InvalidArgument, "'{}' holds no finished run ({} run folders)", dir,
+               records.size());
+  std::string text = surveyTables(groupRuns(records));
+  const std::string tuning = tuningSection(readTuningIndex(dir), records);
+  if (!tuning.empty()) text += "\n" + tuning;
+  const std::string map = surveyMapTable((fs::path(dir) / "map.csv").string());
+  if (!map.empty()) text += "\n### Map: fastest method to the target per cell\n\n" + map;
+  return text;
+}
+
+}  // namespace tetrad::experiment
