@@ -224,9 +224,13 @@ class AdviseMap {
                           : "cost model x measured iterations to target" + seedsText;
     p.firstReplay = replays_.size();
     for (size_t c = 0; c < cells_.size(); ++c) {
-      const experiment::MapCell& cell = cells_[c];
+      experiment::MapCell& cell = cells_[c];
       if (severalCounts_ && cell.workers != group.workers) continue;
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
+      // The cell's R, from its plain BSP method (fused buckets) under the cost model.
+      if (kind == experiment::MethodKind::kPlainBsp && std::isnan(cell.commToCompute) &&
+          run.bucketBytes != 0)
+        cell.commToCompute = costModelCommToCompute(run, config, spec, netModel);
       experiment::MapEntry entry{run.method, NAN, p.retime ? "retimed" : "cost model"};
       entry.iterationsToTarget = meanAndStd(iterations).first;
       entry.kind = kind;

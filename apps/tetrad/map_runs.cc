@@ -64,6 +64,45 @@ bool overlapsBackward(const experiment::RunRecord& run) {
   return !run.sched.empty() && makeScheduler(run.sched)->overlapsBackward();
 }
 
+namespace {
+
+// The cost model's context for `run` on `cluster`: its workload and buckets,
+// its compute, its codec charge and guard. Throws as the model does.
+model::ModelContext costModelContext(const experiment::RunRecord& run,
+                                     const train::TrainConfig& config, const std::string& cluster,
+                                     const std::string& netModel) {
+  model::ModelContext context;
+  context.workload = model::modelWorkload(run.model);
+  // The run's buckets (0: one per tensor, the layer-wise ablation).
+  if (std::isfinite(run.bucketBytes) && run.bucketBytes >= 0)
+    context.workload.bucketBytes = uint64_t(run.bucketBytes);
+  context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
+  context.compute = computeOfRun(config, context.workload);
+  // The codec charge of the retimed runs the map is drawn from (retime.h):
+  // none where the run charged none, else its profile (a measured charge
+  // is retimed with the host-CPU profile).
+  const std::string& codecCost = config.codecCost;
+  if (codecCost == "none") {
+    context.codec = [](const Compressor&, const model::Workload&) {
+      return model::CodecCost{0, 0, false, "none"};
+    };
+  } else {
+    auto profile = cachedCodecProfile(codecCost.starts_with("profile:")
+                                          ? codecCost.substr(8)
+                                          : std::string(model::kDefaultCodecProfile));
+    context.codec = [profile](const Compressor& c, const model::Workload& w) {
+      return model::profileCodec(*profile, c, w);
+    };
+  }
+  // The run's non-finite guard (a one-float all-gather per iteration).
+  context.nonFiniteGuard = config.onNonFinite != "off";
+  if (config.epochs > 0 && run.iterations > 0)
+    context.stepsPerEpoch = run.iterations / config.epochs;
+  return context;
+}
+
+}  // namespace
+
 // The cost model's time per iteration of `run`'s method on `cluster`,
 // averaged over the first `iterations` (a compressor's warm-up included,
 // warmup_cost.h); NaN where the model refuses the method (e.g. measured
@@ -72,36 +111,24 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
                                  const std::string& cluster, const std::string& netModel,
                                  double iterations) {
   try {
-    model::ModelContext context;
-    context.workload = model::modelWorkload(run.model);
-    // The run's buckets (0: one per tensor, the layer-wise ablation).
-    if (std::isfinite(run.bucketBytes) && run.bucketBytes >= 0)
-      context.workload.bucketBytes = uint64_t(run.bucketBytes);
-    context.network = model::withNetModel(model::networkModel(cluster, run.workers), netModel);
-    context.compute = computeOfRun(config, context.workload);
-    // The codec charge of the retimed runs the map is drawn from (retime.h):
-    // none where the run charged none, else its profile (a measured charge
-    // is retimed with the host-CPU profile).
-    const std::string& codecCost = config.codecCost;
-    if (codecCost == "none") {
-      context.codec = [](const Compressor&, const model::Workload&) {
-        return model::CodecCost{0, 0, false, "none"};
-      };
-    } else {
-      auto profile = cachedCodecProfile(codecCost.starts_with("profile:")
-                                            ? codecCost.substr(8)
-                                            : std::string(model::kDefaultCodecProfile));
-      context.codec = [profile](const Compressor& c, const model::Workload& w) {
-        return model::profileCodec(*profile, c, w);
-      };
-    }
-    // The run's non-finite guard (a one-float all-gather per iteration).
-    context.nonFiniteGuard = config.onNonFinite != "off";
-    if (config.epochs > 0 && run.iterations > 0)
-      context.stepsPerEpoch = run.iterations / config.epochs;
+    const model::ModelContext context = costModelContext(run, config, cluster, netModel);
     const model::Method method = model::canonicalMethod({run.sync, run.arch, run.compress});
     if (overlapsBackward(run)) return model::predictScheduled(method, run.sched, context).seconds;
     return model::meanTimePerIteration(method, context, iterations);
+  } catch (const InvalidArgument&) {
+    return NAN;
+  } catch (const Unsupported&) {
+    return NAN;
+  }
+}
+
+double costModelCommToCompute(const experiment::RunRecord& run, const train::TrainConfig& config,
+                              const std::string& cluster, const std::string& netModel) {
+  try {
+    const model::ModelContext context = costModelContext(run, config, cluster, netModel);
+    const model::Prediction p =
+        model::predictMethod(model::canonicalMethod({run.sync, run.arch, run.compress}), context);
+    return p.computeSeconds > 0 ? p.commSeconds / p.computeSeconds : NAN;
   } catch (const InvalidArgument&) {
     return NAN;
   } catch (const Unsupported&) {

@@ -78,6 +78,11 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
                                  const std::string& cluster, const std::string& netModel,
                                  double iterations);
 
+// R: the cost model's communication over compute time per iteration of
+// `run`'s method on `cluster` (NaN where it refuses the method).
+double costModelCommToCompute(const experiment::RunRecord& run, const train::TrainConfig& config,
+                              const std::string& cluster, const std::string& netModel);
+
 // The sweep's clusters in `dir` as plain values for model/validation.h (the
 // advisor's check against --results); InvalidArgument if none finished.
 std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir);

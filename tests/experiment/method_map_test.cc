@@ -136,6 +136,7 @@ TEST(MethodMap, WorkerCountsAreAnAxisAndSeedsAreCounted) {
       }
     }
   }
+  cells[0].commToCompute = 2.5;  // R, where the cell knows it
   const std::string dir = ::testing::TempDir() + "/method_map_workers";
   const MapFiles files = writeMap(dir, cells);
   std::ifstream csv(files.csv);
@@ -143,13 +144,13 @@ TEST(MethodMap, WorkerCountsAreAnAxisAndSeedsAreCounted) {
   std::getline(csv, header);
   EXPECT_EQ(header,
             "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
-            "winner");
+            "winner,r");
   std::vector<std::string> rows;
   while (std::getline(csv, line)) rows.push_back(line);
   ASSERT_EQ(rows.size(), 16u);
-  EXPECT_EQ(rows[0], "8e+08,1e-06,4,\"sim:4x800Mbps,1000ns\",a,4,0.25,3,retimed,1");
+  EXPECT_EQ(rows[0], "8e+08,1e-06,4,\"sim:4x800Mbps,1000ns\",a,4,0.25,3,retimed,1,2.5");
   // At 8 workers a takes 8 s and b (6 s) wins.
-  EXPECT_EQ(rows[9], "8e+08,1e-06,8,\"sim:8x800Mbps,1000ns\",b,6,,3,retimed,1");
+  EXPECT_EQ(rows[9], "8e+08,1e-06,8,\"sim:8x800Mbps,1000ns\",b,6,,3,retimed,1,");
   std::ifstream script(dir + "/map.gp");
   const std::string gp((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
   EXPECT_NE(gp.find("set multiplot layout 1,3"), std::string::npos);  // and the legend
@@ -185,9 +186,9 @@ TEST(MethodMap, WinnerPictureListsOnlyTheWinnersInDistinctColours) {
   const std::string winners((std::istreambuf_iterator<char>(data)),
                             std::istreambuf_iterator<char>());
   // m3, the first winner, by 2.00x over m0 (2 s against 1 s); m11, the
-  // second, by 2.00x; no advice in the cells, so no "*".
-  EXPECT_NE(winners.find("\t0\t2.00x\n"), std::string::npos) << winners;
-  EXPECT_NE(winners.find("\t1\t2.00x\n"), std::string::npos) << winners;
+  // second, by 2.00x; no advice in the cells, so no "*"; no R known.
+  EXPECT_NE(winners.find("\t0\t2.00x\t\n"), std::string::npos) << winners;
+  EXPECT_NE(winners.find("\t1\t2.00x\t\n"), std::string::npos) << winners;
   // The axes in units: tics at the grid's values, the single latency a strip.
   EXPECT_NE(gp.find("set xtics (\"0.8 Gb/s\" -0.09691, \"80 Gb/s\" 1.90309)"), std::string::npos);
   EXPECT_NE(gp.find("set ytics (\"10.0 us\" 1)\nset yrange [0.5:1.5]"), std::string::npos);
@@ -204,12 +205,15 @@ TEST(MethodMap, CellLabelsMarkTheAdvisorsDisagreement) {
     cells.back().entries[1].predictedTimePerIteration = 1;
     cells.back().entries[1].predictedIterations = 1;
   }
+  cells[0].commToCompute = 263.4;  // R, drawn below the label: whole from 10
+  cells[1].commToCompute = 0.1638;
   const std::string dir = ::testing::TempDir() + "/method_map_labels";
   writeMap(dir, cells);
   std::ifstream data(dir + "/map_winner.dat");
   const std::string winners((std::istreambuf_iterator<char>(data)),
                             std::istreambuf_iterator<char>());
-  EXPECT_NE(winners.find("\t0\t1.50x *\n"), std::string::npos) << winners;
+  EXPECT_NE(winners.find("\t0\t1.50x *\tR=263\n"), std::string::npos) << winners;
+  EXPECT_NE(winners.find("\t0\t1.50x *\tR=0.16\n"), std::string::npos) << winners;
 }
 
 }  // namespace

@@ -67,13 +67,13 @@ TEST(SurveyLayout, MapTableShowsEachCellsWinnerAndRefusesAForeignFile) {
   const std::string path = (dir / "map.csv").string();
   std::ofstream(path)
       << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
-         "winner\n"
-         "1e+09,2.5e-05,8,\"sim:8x1Gbps,25us\",bsp,2.0,,1,retimed,0\n"
-         "1e+09,2.5e-05,8,\"sim:8x1Gbps,25us\",topk,1.0,,1,retimed,1\n"
-         "1e+10,2.5e-05,8,\"sim:8x10Gbps,25us\",bsp,1.0,,1,retimed,1\n";
+         "winner,r\n"
+         "1e+09,2.5e-05,8,\"sim:8x1Gbps,25us\",bsp,2.0,,1,retimed,0,3.1\n"
+         "1e+09,2.5e-05,8,\"sim:8x1Gbps,25us\",topk,1.0,,1,retimed,1,3.1\n"
+         "1e+10,2.5e-05,8,\"sim:8x10Gbps,25us\",bsp,1.0,,1,retimed,1,\n";
   const std::string table = surveyMapTable(path);
   EXPECT_NE(table.find("| latency \\ bandwidth | 1 Gb/s | 10 Gb/s |"), std::string::npos) << table;
-  EXPECT_NE(table.find("| 25 µs | topk | bsp |"), std::string::npos) << table;
+  EXPECT_NE(table.find("| 25 µs | topk (R 3.1) | bsp |"), std::string::npos) << table;
   EXPECT_EQ(surveyMapTable((dir / "absent.csv").string()), "");
   std::ofstream(path) << "method,time\nbsp,1\n";
   try {

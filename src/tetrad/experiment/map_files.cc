@@ -39,25 +39,32 @@ std::string plotWord(const std::string& text) {
 void writeMapCsv(const std::string& path, const std::vector<MapCell>& cells) {
   std::ofstream csv(path);
   csv << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
-         "winner\n";
+         "winner,r\n";
   auto number = [](double v) {
     return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
   };
   for (const MapCell& cell : cells) {
     const std::string winner = winnerOf(cell);
     for (const MapEntry& e : cell.entries) {
-      csv << fmt::format(
-          "{:.6g},{:.6g},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8, cell.latency, cell.workers,
-          csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)), csvField(e.method),
-          number(e.timeToTarget), number(e.timeStd), e.seeds, e.source, e.method == winner ? 1 : 0);
+      csv << fmt::format("{:.6g},{:.6g},{},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8,
+                         cell.latency, cell.workers,
+                         csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)),
+                         csvField(e.method), number(e.timeToTarget), number(e.timeStd), e.seeds,
+                         e.source, e.method == winner ? 1 : 0, number(cell.commToCompute));
     }
   }
   TETRAD_CHECK(csv.good(), Error, "cannot write {}", path);
 }
 
+// R as a cell shows it: two digits ("0.16", "7.8"), whole from 10 ("260").
+std::string ratioText(double r) {
+  return r >= 10 ? fmt::format("{:.0f}", r) : fmt::format("{:.2g}", r);
+}
+
 // A cell's label: the winner's margin over the runner-up ("1.23x"; "only"
-// when no other method reaches the target), and " *" when the advisor
-// picked a method neither the winner nor within 10% of it.
+// when no other method reaches the target), " *" when the advisor picked a
+// method neither the winner nor within 10% of it. The cell's R goes on a
+// line of its own below (ratioLabel), so that narrow cells stay legible.
 std::string cellLabel(const MapCell& cell) {
   const std::string winner = winnerOf(cell);
   if (winner.empty()) return "-";
@@ -88,10 +95,11 @@ std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<in
       const std::string winner = winnerOf(cell);
       const auto it = std::find(winners.begin(), winners.end(), winner);
       data += fmt::format(
-          "{:.6g}\t{:.6g}\t{}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
+          "{:.6g}\t{:.6g}\t{}\t{}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
           std::log10(cell.latency * 1e6),
           it == winners.end() ? std::string("NaN") : std::to_string(it - winners.begin()),
-          cellLabel(cell));
+          cellLabel(cell),
+          std::isfinite(cell.commToCompute) ? "R=" + ratioText(cell.commToCompute) : "");
     }
     data += "\n\n";
   }
@@ -221,11 +229,12 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   for (int k = 0; k < panels; ++k) {
     winnerPlots += fmt::format(
         "set title '{}'\nplot 'map_winner.dat' index {} using 1:2:3 {} notitle, '' index {} "
-        "using 1:2:4 with labels notitle{}\n",
+        "using 1:2:4 with labels notitle, '' index {} using 1:2:5 with labels offset 0,-1.2 "
+        "notitle{}\n",
         panels == 1 ? std::string("Fastest method to the target (label: its margin over the "
-                                  "runner-up; * the advisor picked another)")
+                                  "runner-up; * the advisor picked another; R comm/compute)")
                     : fmt::format("Fastest method, {} workers", workerCounts[size_t(k)]),
-        k, style, k, panels == 1 ? legend : std::string());
+        k, style, k, k, panels == 1 ? legend : std::string());
   }
   const std::string winnerPlot =
       panels == 1 ? winnerPlots

@@ -78,6 +78,10 @@ struct MapCell {
   double latency = 0;    // seconds
   std::vector<MapEntry> entries;
   int workers = 0;  // 0: not stated (one worker count)
+  // R: uncompressed BSP's communication time per iteration over its compute
+  // time on this cell's network (the cost model's), the axis on which
+  // compression pays (R ≳ 1) or not; NaN where the sweep has no plain BSP.
+  double commToCompute = NAN;
 };
 
 // The method with the smallest finite time to target ("" when none reaches

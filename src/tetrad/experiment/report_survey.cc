@@ -137,23 +137,26 @@ std::string surveyMapTable(const std::string& mapCsvPath) {
                "{}: not a method map's map.csv (header '{}')", mapCsvPath, line);
   std::set<double> bandwidths, latencies;
   std::map<std::pair<double, double>, std::string> winners;  // (latency, bandwidth)
+  std::map<std::pair<double, double>, double> ratios;        // R, where known
   for (int number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const std::vector<std::string> f = csvFields(line);
-    TETRAD_CHECK(f.size() == 10, InvalidArgument, "{}:{}: {} fields, 10 expected", mapCsvPath,
-                 number, f.size());
-    double bandwidth = 0, latency = 0;
+    TETRAD_CHECK(f.size() == 10 || f.size() == 11, InvalidArgument,
+                 "{}:{}: {} fields, 10 or 11 (with r) expected", mapCsvPath, number, f.size());
+    double bandwidth = 0, latency = 0, ratio = NAN;
     try {
       bandwidth = std::stod(f[0]);
       latency = std::stod(f[1]);
+      if (f.size() == 11 && !f[10].empty()) ratio = std::stod(f[10]);
     } catch (const std::exception&) {
-      TETRAD_FAIL(InvalidArgument, "{}:{}: bandwidth '{}' or latency '{}' is not a number",
+      TETRAD_FAIL(InvalidArgument, "{}:{}: bandwidth '{}', latency '{}' or R is not a number",
                   mapCsvPath, number, f[0], f[1]);
     }
     bandwidths.insert(bandwidth);
     latencies.insert(latency);
     std::string& cell = winners[{latency, bandwidth}];
     if (f[9] == "1") cell += (cell.empty() ? "" : ", ") + f[4];
+    if (std::isfinite(ratio)) ratios[{latency, bandwidth}] = ratio;
   }
   std::string text = "| latency \\ bandwidth |", rule = "|---|";
   for (double b : bandwidths) {
@@ -165,7 +168,12 @@ std::string surveyMapTable(const std::string& mapCsvPath) {
     text += "| " + latencyText(l) + " |";
     for (double b : bandwidths) {
       const std::string& w = winners[{l, b}];
-      text += " " + (w.empty() ? std::string(kNone) : w) + " |";
+      const auto r = ratios.find({l, b});
+      text += " " + (w.empty() ? std::string(kNone) : w) +
+              (r == ratios.end() ? ""
+               : r->second >= 10 ? fmt::format(" (R {:.0f})", r->second)
+                                 : fmt::format(" (R {:.2g})", r->second)) +
+              " |";
     }
     text += "\n";
   }
