@@ -256,6 +256,7 @@ class AdviseMap {
         for (const experiment::RunRecord& seed : group.seeds)
           times.push_back(entry.timePerIteration * seed.iterationsToTarget);
         std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
+        entry.seedTimes = times;
       }
       p.entries.emplace_back(c, entry);
     }
@@ -278,6 +279,7 @@ class AdviseMap {
       }
       std::tie(entry.timeToTarget, entry.timeStd) = meanAndStd(times);
       entry.timePerIteration = meanAndStd(perIteration).first;
+      entry.seedTimes = times;
     }
     if (!refusal.empty()) {
       // Timing-only cannot replay it, and the cost model would not

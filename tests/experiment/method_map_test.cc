@@ -207,13 +207,20 @@ TEST(MethodMap, CellLabelsMarkTheAdvisorsDisagreement) {
   }
   cells[0].commToCompute = 263.4;  // R, drawn below the label: whole from 10
   cells[1].commToCompute = 0.1638;
+  // In the second cell the seeds overlap: a lead the runs cannot tell ("~").
+  cells[1].entries[0].seedTimes = {0.6, 1.4};
+  cells[1].entries[1].seedTimes = {1.0, 2.0};
+  cells[0].entries[0].seedTimes = {0.99, 1.01};
+  cells[0].entries[1].seedTimes = {1.49, 1.51};
+  EXPECT_FALSE(tiedWin(cells[0]));
+  EXPECT_TRUE(tiedWin(cells[1]));
   const std::string dir = ::testing::TempDir() + "/method_map_labels";
   writeMap(dir, cells);
   std::ifstream data(dir + "/map_winner.dat");
   const std::string winners((std::istreambuf_iterator<char>(data)),
                             std::istreambuf_iterator<char>());
   EXPECT_NE(winners.find("\t0\t1.50x *\tR=263\n"), std::string::npos) << winners;
-  EXPECT_NE(winners.find("\t0\t1.50x *\tR=0.16\n"), std::string::npos) << winners;
+  EXPECT_NE(winners.find("\t0\t1.50x ~ *\tR=0.16\n"), std::string::npos) << winners;
 }
 
 }  // namespace

@@ -63,7 +63,8 @@ std::string ratioText(double r) {
 
 // A cell's label: the winner's margin over the runner-up ("1.23x"; "only"
 // when no other method reaches the target), " *" when the advisor picked a
-// method neither the winner nor within 10% of it. The cell's R goes on a
+// method neither the winner nor within 10% of it; " ~" before it when the
+// lead is within the 95% interval over seeds (tiedWin()). The cell's R goes on a
 // line of its own below (ratioLabel), so that narrow cells stay legible.
 std::string cellLabel(const MapCell& cell) {
   const std::string winner = winnerOf(cell);
@@ -80,6 +81,7 @@ std::string cellLabel(const MapCell& cell) {
   }
   std::string label = std::isfinite(second) ? fmt::format("{:.2f}x", second / best) : "only";
   const bool advised = !advisedOf(cell).empty();
+  if (tiedWin(cell)) label += " ~";
   return !advised || adviceAgrees(cell) ? label : label + " *";
 }
 

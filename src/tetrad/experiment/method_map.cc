@@ -9,6 +9,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
+#include "tetrad/experiment/bootstrap.h"
 
 namespace tetrad::experiment {
 namespace {
@@ -68,6 +69,23 @@ std::string winnerOf(const MapCell& cell) {
     }
   }
   return winner;
+}
+
+bool tiedWin(const MapCell& cell) {
+  const MapEntry* first = nullptr;
+  const MapEntry* second = nullptr;
+  for (const MapEntry& e : cell.entries) {
+    if (!std::isfinite(e.timeToTarget)) continue;
+    if (first == nullptr || e.timeToTarget < first->timeToTarget) {
+      second = first;
+      first = &e;
+    } else if (second == nullptr || e.timeToTarget < second->timeToTarget) {
+      second = &e;
+    }
+  }
+  if (second == nullptr) return false;
+  const Interval ci = ratioOfMeansInterval(second->seedTimes, first->seedTimes);
+  return !ci.missing() && ci.low <= 1;
 }
 
 std::string advisedOf(const MapCell& cell) {

@@ -69,6 +69,9 @@ struct MapEntry {
   // The target was crossed somewhere in (timeToTarget − this, timeToTarget];
   // NaN when not known.
   double evaluationSeconds = NAN;
+  // Each seed's time to target (timeToTarget is their mean), for the
+  // interval of a win (tiedWin()); empty when not known.
+  std::vector<double> seedTimes;
   MethodKind kind = MethodKind::kOther;
   double predictedTimeToTarget() const { return predictedTimePerIteration * predictedIterations; }
 };
@@ -87,6 +90,12 @@ struct MapCell {
 // The method with the smallest finite time to target ("" when none reaches
 // it); ties go to the earlier entry.
 std::string winnerOf(const MapCell& cell);
+
+// True when the cell's winner leads its runner-up by less than the runs
+// can tell: the 95% bootstrap interval over seeds of runner-up time over
+// winner time (bootstrap.h) holds 1. False where it cannot be computed
+// (one seed, no runner-up).
+bool tiedWin(const MapCell& cell);
 
 // The advisor's pick in a cell: the smallest finite predicted time to
 // target ("" when no entry has one).
