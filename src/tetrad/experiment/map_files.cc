@@ -233,8 +233,8 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
         "set title '{}'\nplot 'map_winner.dat' index {} using 1:2:3 {} notitle, '' index {} "
         "using 1:2:4 with labels notitle, '' index {} using 1:2:5 with labels offset 0,-1.2 "
         "notitle{}\n",
-        panels == 1 ? std::string("Fastest method to the target (label: its margin over the "
-                                  "runner-up; * the advisor picked another; R comm/compute)")
+        panels == 1 ? std::string("Fastest to the target (margin over the runner-up; ~ a tie; "
+                                  "* advisor differs; R comm/compute)")
                     : fmt::format("Fastest method, {} workers", workerCounts[size_t(k)]),
         k, style, k, k, panels == 1 ? legend : std::string());
   }
