@@ -214,6 +214,18 @@ TEST(modelExchange, LocalSgdDividesTheExchangeByItsPeriod) {
   EXPECT_EQ(local.flags[0], "costs accuracy: fewer averages");
 }
 
+// accum:K: one BSP exchange per K micro-batches, and the non-finite guard's
+// word rides on it (no round of its own), as on BSP's.
+TEST(modelExchange, GradientAccumulationDividesTheExchangeByK) {
+  ModelContext c = context(modelWorkload("cnn"), "sim:1Gbps,50us", 8);
+  c.nonFiniteGuard = true;
+  const Prediction bsp = predictMethod({"bsp", "allreduce:ring", "none"}, c);
+  const Prediction accum = predictMethod({"accum:4", "allreduce:ring", "none"}, c);
+  EXPECT_DOUBLE_EQ(accum.commSeconds, bsp.commSeconds / 4);
+  EXPECT_EQ(accum.derivation.find("guard"), std::string::npos) << accum.derivation;
+  EXPECT_TRUE(accum.flags.empty());
+}
+
 TEST(modelExchange, RefusesWhatTrainRefuses) {
   const ModelContext c = context(modelWorkload("cnn"), "sim:1Gbps,50us", 8);
   EXPECT_THROW(predictMethod({"ssp:4", "allreduce:ring", "none"}, c), InvalidArgument);

@@ -161,6 +161,15 @@ TEST(modelIterationTheory, MethodMultipliersUseTheFormulas) {
       consensusMultiplier(3, 8, 1));
   EXPECT_THROW(predictIterations({"asp", "ps:1", "none"}, 8, 1, 1.0, fixture), InvalidArgument);
   EXPECT_THROW(predictIterations({"asp", "ps:1", "none"}, 8, 1, -0.1, fixture), InvalidArgument);
+  // accum:K from its declared microBatchesPerStep(): mini-batch SGD with K
+  // times the batch, counted in micro-batches: (s + K)/(1 + s).
+  const IterationEstimate accum = multiplier({"accum:4", "allreduce:ring", "none"});
+  EXPECT_DOUBLE_EQ(accum.multiplier, accumulationMultiplier(4, 1));
+  EXPECT_DOUBLE_EQ(accumulationMultiplier(4, 1), 2.5);
+  EXPECT_NE(accum.text.find("Ghadimi"), std::string::npos) << accum.text;
+  // Pure noise (s large): K micro-batches of b cost as many samples as BSP.
+  EXPECT_NEAR(accumulationMultiplier(4, 1e6), 1, 1e-5);
+  EXPECT_THROW(accumulationMultiplier(0, 1), InvalidArgument);
   // Two dimensions: the product.
   EXPECT_DOUBLE_EQ(multiplier({"local:4", "allreduce:ring", "qsgd:16"}).multiplier,
                    consensusMultiplier(3, 8, 1) * 2.6875);

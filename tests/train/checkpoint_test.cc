@@ -153,6 +153,14 @@ TEST_F(Checkpoint, LocalSgdResumesBitForBit) {
   expectResumeEquivalent(c, 2, 5);  // between two averages: the anchor matters
 }
 
+// accum:3's checkpoint at iteration 8 holds two micro-batches' gradients
+// (steps after 3, 6 and 9): the resumed run steps on the same sum.
+TEST_F(Checkpoint, GradientAccumulationResumesBitForBitBetweenTwoSteps) {
+  TrainConfig c = configFor("accum");
+  c.sync = "accum:3";
+  expectResumeEquivalent(c, 2, 5, 8);
+}
+
 TEST_F(Checkpoint, GossipResumesBitForBit) {
   TrainConfig c = configFor("dpsgd");
   c.workers = 3;

@@ -120,6 +120,12 @@ CompressorTheory compressorTheory(const Compressor& compressor) {
   return CompressorTheory::kNotCovered;
 }
 
+double accumulationMultiplier(int64_t microBatches, double s) {
+  checkCommon(1, s);
+  TETRAD_CHECK(microBatches >= 1, InvalidArgument, "K must be >= 1, got {}", microBatches);
+  return (s + double(microBatches)) / bspFactor(s);
+}
+
 IterationEstimate predictIterations(const Method& method, int n, double s, double momentum,
                                     const CompressionErrorFunction& error) {
   checkCommon(n, s);
@@ -173,6 +179,11 @@ IterationEstimate predictIterations(const Method& method, int n, double s, doubl
             fmt::format("Local SGD H = {}, κ = H − 1, {}: (s + √(nsκ) + 1 + κ)/(1 + s); "
                         "Koloskova et al. 2020, Thm 2",
                         h, context(n, s))};
+  } else if (const int64_t k = sync->microBatchesPerStep(); k > 1) {
+    part = {accumulationMultiplier(k, s), true,
+            fmt::format("accumulation K = {} (a K times larger batch, K·(s/K + 1) micro-batches), "
+                        "{}: (s + K)/(1 + s); Ghadimi & Lan 2013, Cor. 2.2",
+                        k, context(n, s))};
   } else if (pushPull) {
     const int64_t bound = sync->stalenessBound();
     const bool unbounded = bound == kUnboundedStaleness;

@@ -17,6 +17,8 @@
 //   staleness τ (per worker)  s + (1 + τ)/n                    Lian et al. 2015, Stich & K. 2020
 //     asp: τ = n − 1 (no stragglers);  ssp:S: τ = (S + 1)(n − 1)
 //     momentum SGD: not covered (below)
+//   accumulation accum:K      K·(s/K + 1) = s + K               Ghadimi & Lan 2013, Cor. 2.2
+//     (mini-batch SGD with a K times larger batch, counted in micro-batches)
 //
 // fp16/bf16 (rounding only) and none are BSP (multiplier 1). Not covered
 // (multiplier NaN, covered = false): signSGD's majority vote (its bounds are
@@ -67,6 +69,7 @@ double unbiasedMultiplier(double omega, int n, double s);
 double errorFeedbackMultiplier(double delta, int n, double s);
 double consensusMultiplier(double kappa, int n, double s);
 double stalenessMultiplier(double tau, int n, double s);
+double accumulationMultiplier(int64_t microBatches, double s);
 // p = 1 − λ² of a mixing matrix whose second largest eigenvalue modulus is λ.
 double gossipConsensusRate(double contraction);
 

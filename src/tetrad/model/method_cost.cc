@@ -174,7 +174,8 @@ Prediction predictMethod(const Method& given, const ModelContext& c) {
   }
   p.seconds = p.computeSeconds + p.codecSeconds + p.commSeconds;
   p.derivation = "= " + p.derivation;
-  const bool rides = !arch.serversHoldWeights && period == 1 &&
+  // The guard's word rides on each step's gradient exchange (accum:K's too).
+  const bool rides = !arch.serversHoldWeights &&
                      compressor->aggregation() != Aggregation::kCustom &&
                      sync->mode() == SyncMode::kCollective && !sync->averagesModels();
   addGuard(p, c, rides);

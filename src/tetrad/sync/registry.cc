@@ -2,6 +2,7 @@
 #include "tetrad/sync/registry.h"
 
 #include "tetrad/core/error.h"
+#include "tetrad/sync/accumulate.h"
 #include "tetrad/sync/bsp.h"
 #include "tetrad/sync/local_sgd.h"
 #include "tetrad/sync/stale_sync.h"
@@ -20,6 +21,8 @@ std::vector<Entry>& table() {
        makeLocalSgd},
       {{"post-local", "post-local:2ep:4", "BSP for T iterations (Tep: epochs), then local:H"},
        makePostLocalSgd},
+      {{"accum", "accum:4", "gradient accumulation: K micro-batches, then one BSP step on their mean"},
+       makeAccumulate},
   };
   return entries;
 }

@@ -7,7 +7,11 @@
 //                    (BSP; through the architecture and the compressor);
 //   averageModels    after the step, average the models over all workers
 //                    (Local SGD at the end of each period of H steps: what
-//                    travels is the model change since the last average).
+//                    travels is the model change since the last average);
+//   step             false: no step, no exchange — the iteration is a
+//                    micro-batch whose gradient the loop adds to the ones
+//                    since the last step (accum:K); the next step uses
+//                    their mean (sync/gradient_accumulator.h).
 // Stale-synchronous and asynchronous policies (mode() kPushPull) do
 // neither: each worker pushes its own update to the parameter servers and
 // pulls the latest weights, and the servers block a pull only as far as the
@@ -26,11 +30,13 @@ namespace tetrad {
 struct SyncPoint {
   bool reduceGradients = true;
   bool averageModels = false;
+  bool step = true;
 };
 
 // What a policy may need to know about the run when it is built.
 struct SyncContext {
-  int64_t stepsPerEpoch = 0;  // 0: not known yet (configuration checks only)
+  int64_t stepsPerEpoch = 0;    // 0: not known yet (configuration checks only)
+  int64_t totalIterations = 0;  // the run's last iteration + 1 (0: not known)
 };
 
 // Staleness bound of an asynchronous policy (ASP): no bound.
@@ -59,6 +65,10 @@ class SyncPolicy {
   // post-local:T:H; 1 for every other policy): the cost model divides an
   // exchange by it and the convergence theory reads it (model/).
   virtual int64_t averagingPeriod() const { return 1; }
+  // Iterations (micro-batches) whose mean gradient one optimizer step uses:
+  // K of accum:K, 1 for every other policy. The convergence theory reads it
+  // as mini-batch SGD with a K times larger batch (model/iteration_theory).
+  virtual int64_t microBatchesPerStep() const { return 1; }
 };
 
 using SyncPolicyPtr = std::unique_ptr<SyncPolicy>;

@@ -105,10 +105,12 @@ SyncPolicyPtr resolveMethod(const TrainConfig& c, ResolvedConfig& r) {
   checkCombination(r.arch, *sync, *compress, *pullCompress, c.gossip);
   r.gossip = c.gossip;
   // Overlap needs a gradient exchange during every backward pass.
-  const bool reducesEveryStep = sync->mode() == SyncMode::kCollective && !sync->averagesModels();
+  const bool reducesEveryStep = sync->mode() == SyncMode::kCollective &&
+                                !sync->averagesModels() && sync->microBatchesPerStep() == 1;
   TETRAD_CHECK(!scheduler->overlapsBackward() || reducesEveryStep, InvalidArgument,
                "--sched {} overlaps the gradient exchange with the backward pass: it needs --sync "
-               "bsp (--sync {} exchanges models after the optimizer step; use --sched none)",
+               "bsp (--sync {} does not exchange gradients in every backward pass; use --sched "
+               "none)",
                r.sched, r.sync);
   TETRAD_CHECK(!scheduler->gatesForward() || !r.arch.partitionsWholeTensors, InvalidArgument,
                "--sched {} cuts tensors into chunks, and the parameter server partitions whole "

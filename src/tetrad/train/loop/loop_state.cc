@@ -1,4 +1,5 @@
-// LoopState as bytes (loop_state.h): counters, then values, then the anchor.
+// LoopState as bytes (loop_state.h): counters, then values, then the anchor,
+// then the accumulated gradients.
 #include "tetrad/train/loop/loop_state.h"
 
 #include <cstring>
@@ -20,6 +21,7 @@ ByteBuffer saveLoop(const LoopState& s) {
   }
   out.put<uint64_t>(s.anchor.size());
   out.putBytes(std::as_bytes(std::span(s.anchor)));
+  s.accumulated.save(out);
   return bytes;
 }
 
@@ -39,6 +41,7 @@ LoopState loadLoop(ConstBytes bytes) {
   const ConstBytes anchor = in.getBytes(size_t(count) * sizeof(float), "anchor");
   s.anchor.resize(size_t(count));
   std::memcpy(s.anchor.data(), anchor.data(), anchor.size());
+  if (in.remaining() > 0) s.accumulated.load(in);  // none in checkpoints before accum:K
   in.expectEnd("loop state");
   return s;
 }
@@ -54,6 +57,7 @@ LoopState loopStateOf(const RankTrainer::Run& r, int64_t iteration) {
   loop.lastConsensus = r.lastConsensus;
   loop.result = r.result;
   loop.anchor = r.anchor;
+  loop.accumulated = r.accumulated;
   return loop;
 }
 
@@ -74,6 +78,7 @@ void applyLoopState(RankTrainer::Run& r, const LoopState& loop) {
   r.result.skippedSteps = loop.result.skippedSteps;
   if (r.guard) r.guard->restoreSkipped(loop.skipped);
   r.anchor = loop.anchor;
+  r.accumulated = loop.accumulated;
 }
 
 }  // namespace tetrad::train

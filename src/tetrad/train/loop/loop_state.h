@@ -1,5 +1,6 @@
 // LoopState: the worker loop's own part of a checkpoint — its counters, the
-// evaluation and time-to-target books, Local SGD's anchor — as bytes, and
+// evaluation and time-to-target books, Local SGD's anchor, accum:K's
+// gradients since the last step — as bytes, and
 // taken from or put back into a run (rank_trainer_checkpoint.cc writes it,
 // rank_trainer_checkpoint.cc and rank_trainer_resize.cc read it back).
 //
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "tetrad/core/bytes.h"
+#include "tetrad/sync/gradient_accumulator.h"
 #include "tetrad/train/loop/rank_trainer_run.h"
 
 namespace tetrad::train {
@@ -21,6 +23,7 @@ struct LoopState {
   double lastTest = -1, lastConsensus = -1;
   RankResult result;
   std::vector<float> anchor;
+  GradientAccumulator accumulated;
 };
 
 ByteBuffer saveLoop(const LoopState& state);

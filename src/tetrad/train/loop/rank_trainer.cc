@@ -149,7 +149,7 @@ void RankTrainer::setUpRun(Run& r) {
   r.total = r.perEpoch * c.epochs;
   if (c.maxIters > 0) r.total = std::min(r.total, c.maxIters);
   r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.perEpoch / 20);
-  r.sync = makeSyncPolicy(c.sync, {r.perEpoch});
+  r.sync = makeSyncPolicy(c.sync, {r.perEpoch, r.total});
   r.scheduler = makeScheduler(config_.sched);
 }
 

@@ -133,13 +133,23 @@ void RankTrainer::runCollective(Run& r) {
         r.guard->injectForTest(iteration + 1, r.compute->gradients())) {
       scanned.reset();
     }
+    // accum:K: a micro-batch's gradient waits for the step, which uses the
+    // group's mean (the guard below checks that mean).
+    if (!point.step) {
+      if (r.compute->computesValues()) r.accumulated.add(grads);
+    } else if (r.accumulated.pending() > 0) {
+      r.accumulated.foldInto(grads);
+      scanned.reset();
+    }
     // Non-finite loss or gradient on any worker: every worker skips or stops
     // — decided after the exchange where stop's word rides on it, else now.
     r.stopNotAgreed = false;
     const bool rides = point.reduceGradients && armGuardRider(r, iteration, batch.loss);
     bool skip = false;
-    if (!rides && r.guard && r.guard->roundDue(iteration + 1)) {
+    if (!rides && point.step && r.guard && r.guard->roundDue(iteration + 1)) {
       skip = guardStep(r, iteration, batch.loss, scanned);
+    } else if (!point.step) {
+      r.stopNotAgreed = r.checkpointing;  // no round: a signal waits for a checkpoint
     }
     if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};
@@ -170,9 +180,11 @@ void RankTrainer::runCollective(Run& r) {
       if (r.result.status != RunStatus::kFinished) break;
     }
     mark = world_.now();
-    if (!skip) applyStep(r, lr);
-    r.timeline->add(TimelineTrack::kCompute, "optimizer", "optimizer", mark, world_.now(),
-                    iteration);
+    if (point.step) {
+      if (!skip) applyStep(r, lr);
+      r.timeline->add(TimelineTrack::kCompute, "optimizer", "optimizer", mark, world_.now(),
+                      iteration);
+    }
     if (point.averageModels && mixes) {
       const double start = world_.now(), codecStart = r.meter->codecTime();
       r.exchange->mixModels(params, r.mixSteps++);

@@ -36,6 +36,13 @@ int64_t RankTrainer::loadResized(Run& r, const CheckpointAt& at) {
   TETRAD_CHECK(globalBatchOf(config_, r.workers) >= r.workers, InvalidArgument,
                "--resume {}: a global batch of {} cannot be split over {} workers", folder,
                globalBatchOf(config_, r.workers), r.workers);
+  // accum:K's partial sums are per worker and of the old split: a resize
+  // starts at a step.
+  const int64_t group = r.sync->microBatchesPerStep();
+  TETRAD_CHECK(at.iteration % group == 0 || at.iteration == r.total, InvalidArgument,
+               "--resume {}: its checkpoint of iteration {} lies between two steps of --sync {}, "
+               "and a resize needs one taken at a step (--checkpoint-every a multiple of {})",
+               folder, at.iteration, r.sync->spec(), group);
   CheckpointStore& store = *r.checkpoints;
   const int rank = world_.rank();
   const bool kept = rank < at.workers;

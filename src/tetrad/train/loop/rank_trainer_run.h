@@ -7,6 +7,7 @@
 #include "tetrad/arch/registry.h"
 #include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/sched/registry.h"
+#include "tetrad/sync/gradient_accumulator.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/checkpoint/checkpoint_writer.h"
@@ -79,6 +80,7 @@ struct RankTrainer::Run {
   int resizedFrom = 0;
   std::string resizes = "[]";
   std::vector<float> anchor;
+  GradientAccumulator accumulated;  // accum:K's micro-batches since the last step
   int64_t mixSteps = 0;
   // Rank 0 of a simulated collective run with a compressor: the compressor
   // measured on its gradients (gradient_error.h); checkpointed.
