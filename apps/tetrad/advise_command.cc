@@ -13,9 +13,9 @@
 #include <map>
 #include <memory>
 
-#include "advise_map.h"
+#include "tetrad/mapping/advise_map.h"
 #include "command.h"
-#include "map_runs.h"
+#include "tetrad/mapping/map_runs.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
@@ -264,7 +264,7 @@ void runAdvise(const AdviseFlags& f) {
   context.compute = computeOf(context.workload);
   const std::vector<model::Method> candidates = model::candidateMethods(f.psShards);
   std::vector<model::MeasuredCluster> measured;
-  if (!f.results.empty()) measured = measuredClustersOf(f.results);
+  if (!f.results.empty()) measured = mapping::measuredClustersOf(f.results);
   std::shared_ptr<const model::CodecProfile> profile;
   context.codec = codecFunction(f, profile);
 
@@ -348,7 +348,7 @@ CommandRegistration registration([](CommandGroups& groups) {
       ->capture_default_str();
   cmd->add_option("--results", f->results,
                   "a sweep folder (tetrad run): measured accuracy penalties and agreement");
-  auto map = std::make_shared<AdviseMapFlags>();
+  auto map = std::make_shared<mapping::AdviseMapFlags>();
   auto mapOn = std::make_shared<bool>(false);
   cmd->add_flag("--map", *mapOn,
                 "with --results: the fastest method to target per network (bandwidth x latency "
@@ -377,7 +377,8 @@ CommandRegistration registration([](CommandGroups& groups) {
                    "--map draws a finished sweep: give --results DIR");
       map->results = f->results;
       map->netModel = f->netModel;
-      runAdviseMap(*map);
+      map->thisBuild = childProgram();
+      mapping::runAdviseMap(*map);
       return;
     }
     TETRAD_CHECK(!f->cluster.empty(), InvalidArgument,

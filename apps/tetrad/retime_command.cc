@@ -3,7 +3,7 @@
 // docs/training.md "Retiming a run").
 //
 // `tetrad retime --batch FILE` replays many in one process (the method map's
-// children, map_replays.h: starting a process costs LibTorch's ~0.7 s of
+// children, mapping/map_replays.h: starting a process costs LibTorch's ~0.7 s of
 // static initialisation, more than many replays). FILE holds one JSON object
 // per line, {"run": DIR, "cluster": "sim:...", "net_model": ""}; each gives
 // one line of output, in order: {"run", "cluster", "time_to_target" (null:

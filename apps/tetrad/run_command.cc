@@ -15,7 +15,7 @@
 #include <memory>
 #include <utility>
 
-#include "advise_map.h"
+#include "tetrad/mapping/advise_map.h"
 #include "command.h"
 #include "tetrad/core/cpu_cores.h"
 #include "tetrad/core/error.h"
@@ -189,7 +189,7 @@ void failOnUnfinished(const experiment::SweepOutcome& outcome,
 
 // [map]: which method wins on which network (`tetrad advise --map`).
 void drawSweepMap(const experiment::SweepSpec& spec, const experiment::SweepOptions& options) {
-  AdviseMapFlags map;
+  mapping::AdviseMapFlags map;
   map.results = options.outDir;
   map.bandwidths = spec.map.bandwidth;
   map.latencies = spec.map.latency;
@@ -199,7 +199,8 @@ void drawSweepMap(const experiment::SweepSpec& spec, const experiment::SweepOpti
     map.noiseRatio = parseNumber(spec.map.noiseRatio, "[map] noise_ratio");
   map.jobs = options.jobs;
   map.exe = options.exe;
-  runAdviseMap(map);
+  map.thisBuild = childProgram();
+  mapping::runAdviseMap(map);
 }
 
 void runSweepFile(const RunOptions& o) {

@@ -16,7 +16,10 @@ namespace {
 
 MapEntry entry(const std::string& method, double time, double predictedPerIter,
                double predictedIters) {
-  MapEntry e{method, time, "retimed"};
+  MapEntry e;
+  e.method = method;
+  e.timeToTarget = time;
+  e.source = "retimed";
   e.timePerIteration = time / 100;
   e.iterationsToTarget = 100;
   e.predictedTimePerIteration = predictedPerIter;

@@ -5,7 +5,7 @@
 // each worker count the sweep trained — and, in each cell, every mapped
 // method's time to target there (the mean over the seeds it was trained
 // with): the
-// caller fills the times (apps/tetrad/advise_map.cc retimes synchronous
+// caller fills the times (mapping/advise_map.cc retimes synchronous
 // runs exactly, train/timing/retime.h, and predicts asynchronous ones with the
 // cost model, marked so). This file owns the grid, the winner of a cell,
 // map.csv and the pictures (gnuplot: the winner per cell as a coloured

@@ -1,4 +1,4 @@
-#include "map_replays.h"
+#include "tetrad/mapping/map_replays.h"
 
 #include <fmt/format.h>
 
@@ -11,14 +11,13 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "command.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/child_process.h"
 #include "tetrad/experiment/run_hash.h"
 #include "tetrad/train/timing/retime.h"
 
-namespace tetrad::app {
+namespace tetrad::mapping {
 namespace {
 
 namespace fs = std::filesystem;
@@ -95,7 +94,8 @@ std::vector<MapReplayResult> parseShardLog(const fs::path& logPath, size_t expec
 }  // namespace
 
 std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays, int jobs,
-                                           const std::string& exe, const std::string& scratch) {
+                                           const std::string& exe, const std::string& thisBuild,
+                                           const std::string& scratch) {
   TETRAD_CHECK(jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", jobs);
   std::vector<MapReplayResult> results(replays.size());
   Progress progress(replays.size());
@@ -104,7 +104,7 @@ std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays
   // (tetrad-torch counts as the front end beside it: the same build.)
   std::error_code self, front;
   const bool thisBinary = (fs::equivalent(exe, "/proc/self/exe", self) && !self) ||
-                          (fs::equivalent(exe, childProgram(), front) && !front);
+                          (fs::equivalent(exe, thisBuild, front) && !front);
   if (jobs == 1 && thisBinary) {
     for (size_t i = 0; i < replays.size(); ++i) {
       results[i] = inProcess(replays[i]);
@@ -155,11 +155,11 @@ std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays
         ++it;
         continue;
       }
-      const std::string what = fmt::format("the retimes of {} and {} more", replays[it->first].run,
-                                            it->count - 1);
+      const std::string what =
+          fmt::format("the retimes of {} and {} more", replays[it->first].run, it->count - 1);
       // On a failure the other children are killed as `running` goes out of scope.
-      TETRAD_CHECK(it->child->exitStatus() == 0, Error, "map: {} failed (exit status {}): {}",
-                   what, it->child->exitStatus(), experiment::tailOfFile(it->log.string(), 5));
+      TETRAD_CHECK(it->child->exitStatus() == 0, Error, "map: {} failed (exit status {}): {}", what,
+                   it->child->exitStatus(), experiment::tailOfFile(it->log.string(), 5));
       const std::vector<MapReplayResult> shard = parseShardLog(it->log, it->count, what);
       std::copy(shard.begin(), shard.end(), results.begin() + std::ptrdiff_t(it->first));
       for (size_t i = 0; i < it->count; ++i) progress.done();
@@ -199,8 +199,8 @@ nlohmann::json lineOf(const std::string& key, const std::string& build, const Ma
   if (!r.refusal.empty()) {
     j["refusal"] = r.refusal;
   } else {
-    j["time_to_target"] = std::isfinite(r.timeToTarget) ? nlohmann::json(r.timeToTarget)
-                                                        : nlohmann::json(nullptr);
+    j["time_to_target"] =
+        std::isfinite(r.timeToTarget) ? nlohmann::json(r.timeToTarget) : nlohmann::json(nullptr);
     j["time_per_iteration"] = r.timePerIteration;
   }
   return j;
@@ -209,7 +209,8 @@ nlohmann::json lineOf(const std::string& key, const std::string& build, const Ma
 }  // namespace
 
 std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays, int jobs,
-                                          const std::string& exe, const std::string& scratch,
+                                          const std::string& exe, const std::string& thisBuild,
+                                          const std::string& scratch,
                                           const std::string& cacheFile) {
   const std::string build = buildOf(exe);
   std::map<std::string, nlohmann::json> cache;  // key -> line, this build's only
@@ -239,13 +240,14 @@ std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays,
       missingIndex.push_back(i);
     }
   }
-  std::printf("# %zu replays (each run up to its target, on each cell): %zu from %s, %zu to run, "
-              "%d at a time\n",
-              replays.size(), replays.size() - missing.size(), cacheFile.c_str(), missing.size(),
-              jobs);
+  std::printf(
+      "# %zu replays (each run up to its target, on each cell): %zu from %s, %zu to run, "
+      "%d at a time\n",
+      replays.size(), replays.size() - missing.size(), cacheFile.c_str(), missing.size(), jobs);
   std::fflush(stdout);
   const std::vector<MapReplayResult> fresh =
-      missing.empty() ? std::vector<MapReplayResult>{} : runMapReplays(missing, jobs, exe, scratch);
+      missing.empty() ? std::vector<MapReplayResult>{}
+                      : runMapReplays(missing, jobs, exe, thisBuild, scratch);
   for (size_t m = 0; m < fresh.size(); ++m)
     cache[keys[missingIndex[m]]] = lineOf(keys[missingIndex[m]], build, fresh[m]);
   {
@@ -261,4 +263,4 @@ std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays,
   return results;
 }
 
-}  // namespace tetrad::app
+}  // namespace tetrad::mapping

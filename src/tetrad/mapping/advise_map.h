@@ -1,12 +1,18 @@
-// `tetrad advise --results DIR --map` (advise_map.cc): the winner per
-// network of a finished sweep's methods, retimed or predicted.
+// A method map of a finished sweep (`tetrad advise --results DIR --map`, a
+// sweep file's [map]): the winner per network of the sweep's methods,
+// retimed or predicted (advise_map.cc says how), written as map.csv and
+// pictures into the sweep folder, with the advisor's agreement printed.
+// The command line is parsed in apps/ (advise_command.cc, run_command.cc),
+// which fills AdviseMapFlags, this build's binary included.
+//
+// Main thread only: a replay owns the process's simulation while it runs.
 #pragma once
 
 #include <string>
 
 #include "tetrad/model/iteration_theory.h"
 
-namespace tetrad::app {
+namespace tetrad::mapping {
 
 struct AdviseMapFlags {
   std::string results;                           // the sweep folder (map.csv and pictures go there)
@@ -19,8 +25,11 @@ struct AdviseMapFlags {
   // The tetrad binary that replays the runs, keying the replay cache ("":
   // this one; another one runs them as its child processes even at jobs 1).
   std::string exe;
+  // This build's tetrad binary (the front end's childProgram()): replays run
+  // in this process when `exe` is it (or this process's own) and jobs is 1.
+  std::string thisBuild;
 };
 
 void runAdviseMap(const AdviseMapFlags& flags);
 
-}  // namespace tetrad::app
+}  // namespace tetrad::mapping

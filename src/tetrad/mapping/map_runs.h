@@ -22,7 +22,7 @@
 #include "tetrad/model/workload.h"
 #include "tetrad/train/train_config.h"
 
-namespace tetrad::app {
+namespace tetrad::mapping {
 
 // One method at one worker count: its finished runs, one per seed.
 struct MethodRuns {
@@ -87,4 +87,4 @@ double costModelCommToCompute(const experiment::RunRecord& run, const train::Tra
 // advisor's check against --results); InvalidArgument if none finished.
 std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir);
 
-}  // namespace tetrad::app
+}  // namespace tetrad::mapping

@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-namespace tetrad::app {
+namespace tetrad::mapping {
 
 struct MapReplay {
   std::string run;       // the run folder
@@ -46,16 +46,19 @@ struct MapReplayResult {
 };
 
 // Runs every replay, `jobs` at a time (>= 1); results in the order of
-// `replays`. `exe` is the tetrad binary the children run; `scratch` a folder
-// for their logs (created; removed afterwards unless a replay failed).
+// `replays`. `exe` is the tetrad binary the children run (with one job, the
+// replays run in this process when it is `thisBuild`, this build's binary,
+// or this process's own); `scratch` a folder for their logs (created;
+// removed afterwards unless a replay failed).
 // Prints a progress line to stdout after every tenth of the replays.
 std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays, int jobs,
-                                           const std::string& exe, const std::string& scratch);
+                                           const std::string& exe, const std::string& thisBuild,
+                                           const std::string& scratch);
 
 // runMapReplays() for the replays `cacheFile` does not hold; then the file
 // holds them all. Prints how many came from the cache.
 std::vector<MapReplayResult> replayCached(const std::vector<MapReplay>& replays, int jobs,
-                                          const std::string& exe, const std::string& scratch,
-                                          const std::string& cacheFile);
+                                          const std::string& exe, const std::string& thisBuild,
+                                          const std::string& scratch, const std::string& cacheFile);
 
-}  // namespace tetrad::app
+}  // namespace tetrad::mapping

@@ -16,7 +16,7 @@
 //     schedule is not mapped: the cost model has no overlap).
 // A method with a seed that never reached the target is mapped as never
 // reaching it.
-#include "advise_map.h"
+#include "tetrad/mapping/advise_map.h"
 
 #include <cmath>
 #include <cstdio>
@@ -26,14 +26,14 @@
 #include <tuple>
 #include <utility>
 
-#include "command.h"
-#include "map_replays.h"
-#include "map_runs.h"
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/map_baselines.h"
 #include "tetrad/experiment/method_map.h"
 #include "tetrad/experiment/run_record.h"
+#include "tetrad/mapping/map_replays.h"
+#include "tetrad/mapping/map_runs.h"
+#include "tetrad/mapping/map_text.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/model/method_cost.h"
 #include "tetrad/model/method_traits.h"
@@ -42,12 +42,12 @@
 #include "tetrad/model/workload.h"
 #include "tetrad/train/timing/retime.h"
 
-namespace tetrad::app {
+namespace tetrad::mapping {
 namespace {
 
-// The --replay-with binary, checked, or this one.
-std::string replayProgram(const std::string& exe) {
-  if (exe.empty()) return childProgram();
+// The --replay-with binary, checked, or this build's.
+std::string replayProgram(const std::string& exe, const std::string& thisBuild) {
+  if (exe.empty()) return thisBuild;
   std::error_code ec;
   const auto status = std::filesystem::status(exe, ec);
   TETRAD_CHECK(!ec && std::filesystem::is_regular_file(status) &&
@@ -84,7 +84,9 @@ experiment::MethodKind kindOf(const experiment::RunRecord& run) {
 class AdviseMap {
  public:
   explicit AdviseMap(const AdviseMapFlags& flags) : f_(flags) {
-    f_.exe = replayProgram(flags.exe);
+    TETRAD_CHECK(!flags.thisBuild.empty(), InvalidArgument,
+                 "--map: this build's binary is not known");
+    f_.exe = replayProgram(flags.exe, flags.thisBuild);
     TETRAD_CHECK(f_.jobs >= 1, InvalidArgument, "--jobs {}: need at least 1", f_.jobs);
     TETRAD_CHECK(f_.noiseRatio >= 0 && std::isfinite(f_.noiseRatio), InvalidArgument,
                  "--noise-ratio must be a finite number >= 0, got {}", f_.noiseRatio);
@@ -104,9 +106,10 @@ class AdviseMap {
     std::vector<Planned> planned;
     for (const MethodRuns& group : groups_) planned.push_back(plan(group));
     // The replays, then each retimed entry's mean over its seeds.
-    const std::vector<MapReplayResult> replayed = replayCached(
-        replays_, f_.jobs, f_.exe, (std::filesystem::path(f_.results) / ".map-replays").string(),
-        (std::filesystem::path(f_.results) / "map_replays.jsonl").string());
+    const std::vector<MapReplayResult> replayed =
+        replayCached(replays_, f_.jobs, f_.exe, f_.thisBuild,
+                     (std::filesystem::path(f_.results) / ".map-replays").string(),
+                     (std::filesystem::path(f_.results) / "map_replays.jsonl").string());
     for (Planned& p : planned) finish(p, replayed);
     const experiment::MapFiles files = experiment::writeMap(f_.results, cells_);
     printWinners();
@@ -231,7 +234,10 @@ class AdviseMap {
       if (kind == experiment::MethodKind::kPlainBsp && std::isnan(cell.commToCompute) &&
           run.bucketBytes != 0)
         cell.commToCompute = costModelCommToCompute(run, config, spec, netModel);
-      experiment::MapEntry entry{run.method, NAN, p.retime ? "retimed" : "cost model"};
+      experiment::MapEntry entry;
+      entry.method = run.method;
+      entry.timeToTarget = NAN;
+      entry.source = p.retime ? "retimed" : "cost model";
       entry.iterationsToTarget = meanAndStd(iterations).first;
       entry.kind = kind;
       entry.predictedTimePerIteration = costModelTimePerIteration(
@@ -305,58 +311,18 @@ class AdviseMap {
     std::printf("# %-24s %s\n", p.label.c_str(), p.status.c_str());
   }
 
-  // The winners, one row per latency.
   void printWinners() const {
-    std::printf("# winner per cell (rows: latency; columns: bandwidth)\n%-10s", "latency");
-    for (double b : bandwidths_.values) {
-      std::printf(" %14s", fmt::format("{:.3g} Gb/s", b * 8 / 1e9).c_str());
-    }
-    std::printf("\n");
-    size_t i = 0;
-    for (int workers : workerCounts_) {
-      if (severalCounts_) std::printf("# %d workers\n", workers);
-      for (double latency : latencies_.values) {
-        std::printf("%-10s", formatSeconds(latency).c_str());
-        for (size_t b = 0; b < bandwidths_.values.size(); ++b, ++i) {
-          const std::string winner = experiment::winnerOf(cells_[i]);
-          std::printf(" %14s", winner.empty() ? "-" : winner.c_str());
-        }
-        std::printf("\n");
-      }
-    }
+    std::fputs(winnerTable(workerCounts_, bandwidths_, latencies_, cells_).c_str(), stdout);
   }
 
-  // The advisor (cost model × theory) against the map's winners.
+  // The advisor (cost model × theory) against the map's winners, and at
+  // the other noise ratios.
   void printAgreement() const {
-    if (!anyBaseline_) {
-      std::printf(
-          "# advisor agreement: not counted (no finished BSP all-reduce run without compression "
-          "that reached the target, whose iterations the theory multiplies)\n");
-      return;
-    }
-    const experiment::MapAgreement agreement = experiment::countAgreement(cells_);
-    std::printf(
-        "# advisor (cost model x BSP's iterations x theory multiplier, noise ratio %.4g%s) vs "
-        "the map's fastest: agrees in %d of %d cells (the fastest, or within 10%% of its "
-        "time); %d more within one evaluation step of the fastest (ties the runs cannot "
-        "resolve)\n",
-        noiseRatio_, f_.fitNoiseRatio ? ", fitted" : "", agreement.agreed, agreement.cells,
-        agreement.tied);
-    std::printf(
-        "# advisor exactly the fastest in %d of %d cells; %d cells hold 2 or more methods "
-        "within 10%% of the fastest\n",
-        agreement.exact, agreement.cells, agreement.crowded);
-    for (const std::string& line : agreement.disagreements) std::printf("#   %s\n", line.c_str());
-    // The baselines (map_baselines.h): the same count for simpler advice.
-    const experiment::MapAgreement unit =
-        experiment::countAgreement(experiment::withUnitMultipliers(cells_));
-    const experiment::MapAgreement rules =
-        experiment::countAgreement(experiment::withThreeRulePicks(cells_));
-    std::printf(
-        "# baseline, cost model alone (every multiplier 1): agrees in %d of %d cells, exactly "
-        "in %d\n# baseline, three rules (>= 10 Gb/s: BSP; < 1 Gb/s: error feedback, else Local "
-        "SGD, else BSP; between: fp16, else BSP): agrees in %d of %d cells, exactly in %d\n",
-        unit.agreed, unit.cells, unit.exact, rules.agreed, rules.cells, rules.exact);
+    const std::string fitted = f_.fitNoiseRatio ? ", fitted" : "";
+    std::fputs(
+        agreementText(cells_, anyBaseline_, fmt::format("{:.4g}{}", noiseRatio_, fitted)).c_str(),
+        stdout);
+    if (!anyBaseline_) return;
     for (size_t k = 0; k < otherRatios_.size(); ++k) {
       std::vector<experiment::MapCell> other = cells_;
       for (size_t c = 0; c < other.size(); ++c) {
@@ -395,4 +361,4 @@ void runAdviseMap(const AdviseMapFlags& flags) {
   AdviseMap(flags).run();
 }
 
-}  // namespace tetrad::app
+}  // namespace tetrad::mapping

@@ -1,4 +1,4 @@
-#include "map_runs.h"
+#include "tetrad/mapping/map_runs.h"
 
 #include <fmt/format.h>
 
@@ -23,7 +23,7 @@
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
 
-namespace tetrad::app {
+namespace tetrad::mapping {
 namespace {
 
 // The run's compute model for the cost model: fixed:D or flops:G.
@@ -286,4 +286,4 @@ std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir) {
   return clusters;
 }
 
-}  // namespace tetrad::app
+}  // namespace tetrad::mapping
