@@ -59,6 +59,19 @@ TEST(SurveyLayout, PrintsSeedMeansIntervalsBothBaselinesAndAVerdict) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("1.09× [0.91, 1.29]"), std::string::npos) << text;
+  // Convergence to the end: crossings interpolated between evaluations
+  // (topk's seeds cross 75% at 0.927, 0.873 and 0.818 s between their
+  // evaluations at 0.6 and 1.2 s), and a near-final target of BSP's final
+  // mean (0.82) minus one point, which one of BSP's own seeds never reaches.
+  EXPECT_NE(text.find("near-final target 81.00%"), std::string::npos) << text;
+  EXPECT_NE(text.find("| topk | 0.8100 ± 0.0100 | 872.73 ms ± 54.55 ms | 1.63× ["),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1.843 s ± 104.25 ms (2/3 seeds)"), std::string::npos) << text;
+  EXPECT_NE(text.find("Fastest to 81.00%: fp16 (1.533 s), the only method to reach it."),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("| fp16-lw"), text.rfind("| fp16-lw")) << "the ablation is left out";
 }
 
 TEST(SurveyLayout, MapTableShowsEachCellsWinnerAndRefusesAForeignFile) {

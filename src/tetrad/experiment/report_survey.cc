@@ -13,6 +13,7 @@
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
 #include "tetrad/experiment/bootstrap.h"
+#include "tetrad/experiment/crossing.h"
 #include "tetrad/experiment/lr_tuning.h"
 #include "tetrad/experiment/report_cells.h"
 #include "tetrad/experiment/report_table.h"
@@ -42,25 +43,27 @@ std::string speedUpCell(const MethodRow* base, const MethodRow& row) {
   return fmt::format("{:.2f}× [{:.2f}, {:.2f}]", up, ci.low, ci.high);
 }
 
-// The fastest method to the target, and whether the runner-up is slower at
+// A method's times to a target over its seeds (every one finite).
+struct Candidate {
+  std::string method;
+  std::vector<double> times;
+  double mean() const { return SeedValues{times}.mean(); }
+};
+
+// The fastest candidate to `what`, and whether the runner-up is slower at
 // the 95% level (the interval of runner-up time / fastest time above 1).
-std::string verdictOf(const ClusterGroup& group) {
-  std::vector<const MethodRow*> reached;
-  for (const MethodRow& row : group.rows) {
-    if (!row.layerWise && reachedByAll(row)) reached.push_back(&row);
-  }
-  if (reached.empty()) return "No method reached the target on every seed.\n";
-  std::sort(reached.begin(), reached.end(), [](const MethodRow* a, const MethodRow* b) {
-    return a->timeToTarget < b->timeToTarget;
-  });
-  const MethodRow& first = *reached[0];
+std::string verdictOn(std::vector<Candidate> reached, const std::string& what) {
+  if (reached.empty()) return fmt::format("No method reached {} on every seed.\n", what);
+  std::sort(reached.begin(), reached.end(),
+            [](const Candidate& a, const Candidate& b) { return a.mean() < b.mean(); });
+  const Candidate& first = reached[0];
   if (reached.size() == 1) {
-    return fmt::format("Fastest to the target: {} ({}), the only method to reach it.\n",
-                       first.method, formatSeconds(first.timeToTarget));
+    return fmt::format("Fastest to {}: {} ({}), the only method to reach it.\n", what, first.method,
+                       formatSeconds(first.mean()));
   }
-  const MethodRow& second = *reached[1];
-  const double margin = second.timeToTarget / first.timeToTarget;
-  const Interval ci = ratioOfMeansInterval(timesToTarget(second), timesToTarget(first));
+  const Candidate& second = reached[1];
+  const double margin = second.mean() / first.mean();
+  const Interval ci = ratioOfMeansInterval(second.times, first.times);
   std::string judged;
   if (ci.missing()) {
     judged = "one seed: no interval";
@@ -69,8 +72,73 @@ std::string verdictOf(const ClusterGroup& group) {
   } else {
     judged = fmt::format("95% interval [{:.2f}, {:.2f}] holds 1: a tie", ci.low, ci.high);
   }
-  return fmt::format("Fastest to the target: {} ({}), {:.2f}× ahead of {} ({}).\n", first.method,
-                     formatSeconds(first.timeToTarget), margin, second.method, judged);
+  return fmt::format("Fastest to {}: {} ({}), {:.2f}× ahead of {} ({}).\n", what, first.method,
+                     formatSeconds(first.mean()), margin, second.method, judged);
+}
+
+std::string verdictOf(const ClusterGroup& group) {
+  std::vector<Candidate> reached;
+  for (const MethodRow& row : group.rows) {
+    if (!row.layerWise && reachedByAll(row)) reached.push_back({row.method, timesToTarget(row)});
+  }
+  return verdictOn(reached, "the target");
+}
+
+// A crossing time over seeds: "1.23 s ± 45 ms", "(k/n seeds)" when not all
+// crossed, "never" when none did.
+std::string crossingCell(const SeedValues& times) {
+  std::vector<double> crossed;
+  for (double t : times.values) {
+    if (std::isfinite(t)) crossed.push_back(t);
+  }
+  if (crossed.empty()) return "never";
+  double sum = 0;
+  for (double t : crossed) sum += t;
+  std::string text = formatSeconds(sum / double(crossed.size()));
+  const double sd = sampleStd(crossed);
+  if (!std::isnan(sd)) text += " ± " + formatSeconds(sd);
+  if (crossed.size() < times.values.size())
+    text += fmt::format(" ({}/{} seeds)", crossed.size(), times.values.size());
+  return text;
+}
+
+// mean(base) / mean(method) with its interval over seeds.
+std::string ratioCell(const SeedValues& base, const SeedValues& method, bool isBase) {
+  if (!base.all() || !method.all()) return kNone;
+  if (isBase) return "1.00×";
+  const double up = base.mean() / method.mean();
+  const Interval ci = ratioOfMeansInterval(base.values, method.values);
+  if (ci.missing()) return fmt::format("{:.2f}×", up);
+  return fmt::format("{:.2f}× [{:.2f}, {:.2f}]", up, ci.low, ci.high);
+}
+
+// Convergence to the end: each method's crossing times, interpolated
+// between evaluations (crossing.h), at the sweep's target and at a
+// near-final one, BSP's final mean accuracy minus one point.
+std::string convergenceTable(const ClusterGroup& group) {
+  if (group.baseline < 0) return "";
+  const MethodRow& base = group.rows[size_t(group.baseline)];
+  if (!std::isfinite(base.accuracyMean) || !std::isfinite(base.targetAccuracy)) return "";
+  const double nearFinal = base.accuracyMean - 0.01;
+  const SeedValues baseTarget = crossingTimes(base.curveFolders, base.targetAccuracy);
+  const SeedValues baseNear = crossingTimes(base.curveFolders, nearFinal);
+  std::string text = fmt::format(
+      "Convergence to the end (crossings interpolated between evaluations; near-final target "
+      "{:.2f}% = BSP's final mean − 1 point):\n\n"
+      "| method | final accuracy | to {:.2f}% | speed-up [95% CI] | to {:.2f}% | speed-up [95% CI] "
+      "|\n|---|--:|--:|--:|--:|--:|\n",
+      100 * nearFinal, 100 * base.targetAccuracy, 100 * nearFinal);
+  std::vector<Candidate> nearReached;
+  for (const MethodRow& row : group.rows) {
+    if (row.layerWise) continue;
+    const SeedValues target = crossingTimes(row.curveFolders, base.targetAccuracy);
+    const SeedValues near = crossingTimes(row.curveFolders, nearFinal);
+    text += fmt::format("| {} | {} | {} | {} | {} | {} |\n", labelOf(row), accuracy(row),
+                        crossingCell(target), ratioCell(baseTarget, target, &row == &base),
+                        crossingCell(near), ratioCell(baseNear, near, &row == &base));
+    if (near.all()) nearReached.push_back({row.method, near.values});
+  }
+  return text + "\n" + verdictOn(nearReached, fmt::format("{:.2f}%", 100 * nearFinal));
 }
 
 std::string clusterTable(const ClusterGroup& group) {
@@ -92,7 +160,9 @@ std::string clusterTable(const ClusterGroup& group) {
                         orDash(row.bytesPerWorkerIter, formatBytes(row.bytesPerWorkerIter)),
                         share(row, row.commPerIter));
   }
-  return text + "\n" + verdictOf(group);
+  text += "\n" + verdictOf(group);
+  const std::string convergence = convergenceTable(group);
+  return convergence.empty() ? text : text + "\n" + convergence;
 }
 
 // One CSV line's fields (double quotes around a field that holds a comma).
