@@ -357,6 +357,10 @@ CommandRegistration registration([](CommandGroups& groups) {
       ->capture_default_str();
   cmd->add_option("--map-latency", map->latencies, "the map's latencies: MIN:MAX:STEPS")
       ->capture_default_str();
+  cmd->add_option("--map-compute", map->computeScales,
+                  "the map's compute axis: factors on the runs' compute time per iteration "
+                  "(0.1,1,10: a device 10x faster, as trained, 10x slower; R moves by 1/factor)")
+      ->capture_default_str();
   cmd->add_option("--jobs,-j", map->jobs,
                   "with --map: replays at a time, each its own process (1: in this process)")
       ->capture_default_str();

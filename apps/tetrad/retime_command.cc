@@ -5,7 +5,7 @@
 // `tetrad retime --batch FILE` replays many in one process (the method map's
 // children, mapping/map_replays.h: starting a process costs LibTorch's ~0.7 s of
 // static initialisation, more than many replays). FILE holds one JSON object
-// per line, {"run": DIR, "cluster": "sim:...", "net_model": ""}; each gives
+// per line, {"run": DIR, "cluster": "sim:...", "net_model": "", "compute": ""}; each gives
 // one line of output, in order: {"run", "cluster", "time_to_target" (null:
 // never reached), "time_per_iteration"} or, where the retime refused it,
 // {"run", "cluster", "refusal": "..."}.
@@ -50,10 +50,13 @@ void runBatch(const std::string& file, const train::RetimeRequest& common) {
       request.cluster = j.at("cluster").get<std::string>();
       const std::string netModel = j.value("net_model", "");
       if (!netModel.empty()) request.netModel = netModel;
+      const std::string compute = j.value("compute", "");
+      if (!compute.empty()) request.compute = compute;
     } catch (const Json::exception& e) {
-      throw InvalidArgument(fmt::format(
-          "retime --batch: {} line {}: not {{\"run\", \"cluster\"[, \"net_model\"]}} ({})", file,
-          number, e.what()));
+      throw InvalidArgument(
+          fmt::format("retime --batch: {} line {}: not {{\"run\", \"cluster\"[, \"net_model\", "
+                      "\"compute\"]}} ({})",
+                      file, number, e.what()));
     }
     std::printf("%s\n", batchLine(request).dump().c_str());
     std::fflush(stdout);
@@ -72,7 +75,7 @@ void addRetimeCommand(CommandGroups& groups) {
   cmd->add_option("--cluster", request->cluster, "The network to time it on: sim:SPEC");
   cmd->add_option("--batch", *batch,
                   "Replay many runs in one process: a file of JSON lines {\"run\", \"cluster\"[, "
-                  "\"net_model\"]}; one JSON line out per replay");
+                  "\"net_model\", \"compute\"]}; one JSON line out per replay");
   cmd->add_option("--net-model", request->netModel,
                   "Network model (default: the run's): " + model::netModelHelp())
       ->check(kNetModelName);

@@ -193,6 +193,7 @@ void drawSweepMap(const experiment::SweepSpec& spec, const experiment::SweepOpti
   map.results = options.outDir;
   map.bandwidths = spec.map.bandwidth;
   map.latencies = spec.map.latency;
+  map.computeScales = spec.map.computeScale;
   map.netModel = spec.map.netModel;
   map.fitNoiseRatio = spec.map.noiseRatio == "fit";
   if (!map.fitNoiseRatio && !spec.map.noiseRatio.empty())

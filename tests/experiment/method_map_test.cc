@@ -40,6 +40,39 @@ TEST(MethodMap, AxesAreLogSpacedAndInclusive) {
   EXPECT_EQ(mapClusterSpec(1e9 / 8, 25e-6), "sim:1000Mbps,25000ns");
 }
 
+// The compute axis: its factors, and the panels a map's cells fall into.
+TEST(MethodMap, ComputeScalesMakePanelsWithTitles) {
+  EXPECT_EQ(parseComputeScales("0.1,1,10", "--map-compute"), (std::vector<double>{0.1, 1, 10}));
+  EXPECT_EQ(parseComputeScales("1", "--map-compute"), std::vector<double>{1});
+  for (const char* bad : {"", "0", "1,,2", "1,-1", "x", "1,1", "inf"}) {
+    try {
+      parseComputeScales(bad, "--map-compute");
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("--map-compute"), std::string::npos) << e.what();
+    }
+  }
+  std::vector<MapCell> cells;
+  for (int workers : {4, 8}) {
+    for (double scale : {0.1, 1.0}) {
+      for (double bandwidth : {1e8, 1e9}) {
+        MapCell cell{bandwidth, 1e-6, {}, workers};
+        cell.computeScale = scale;
+        cells.push_back(cell);
+      }
+    }
+  }
+  const std::vector<MapPanel> panels = panelsOf(cells);
+  ASSERT_EQ(panels.size(), 4u);
+  EXPECT_EQ(panelTitle(panels[1], panels), "4 workers, compute ×1");
+  EXPECT_TRUE(panels[2].holds(cells[4]));
+  EXPECT_FALSE(panels[2].holds(cells[0]));
+  const std::vector<MapPanel> one = {panels[0]};
+  EXPECT_EQ(panelTitle(panels[0], one), "");
+  const std::vector<MapPanel> counts = {panels[0], panels[2]};
+  EXPECT_EQ(panelTitle(panels[2], counts), "8 workers");
+}
+
 TEST(MethodMap, BadRangesAreRefusedNamingTheFlag) {
   for (const char* bad : {"10Gbps:1Gbps:3", "1Gbps:10Gbps:0", "1Gbps:10Gbps", "1Gbps:2Gbps:1",
                           "fast:10Gbps:3", "1Gbps:10Gbps:65"}) {
@@ -147,13 +180,13 @@ TEST(MethodMap, WorkerCountsAreAnAxisAndSeedsAreCounted) {
   std::getline(csv, header);
   EXPECT_EQ(header,
             "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
-            "winner,r");
+            "winner,r,compute_scale");
   std::vector<std::string> rows;
   while (std::getline(csv, line)) rows.push_back(line);
   ASSERT_EQ(rows.size(), 16u);
-  EXPECT_EQ(rows[0], "8e+08,1e-06,4,\"sim:4x800Mbps,1000ns\",a,4,0.25,3,retimed,1,2.5");
+  EXPECT_EQ(rows[0], "8e+08,1e-06,4,\"sim:4x800Mbps,1000ns\",a,4,0.25,3,retimed,1,2.5,1");
   // At 8 workers a takes 8 s and b (6 s) wins.
-  EXPECT_EQ(rows[9], "8e+08,1e-06,8,\"sim:8x800Mbps,1000ns\",b,6,,3,retimed,1,");
+  EXPECT_EQ(rows[9], "8e+08,1e-06,8,\"sim:8x800Mbps,1000ns\",b,6,,3,retimed,1,,1");
   std::ifstream script(dir + "/map.gp");
   const std::string gp((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
   EXPECT_NE(gp.find("set multiplot layout 1,3"), std::string::npos);  // and the legend

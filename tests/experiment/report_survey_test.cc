@@ -88,6 +88,15 @@ TEST(SurveyLayout, MapTableShowsEachCellsWinnerAndRefusesAForeignFile) {
   EXPECT_NE(table.find("| latency \\ bandwidth | 1 Gb/s | 10 Gb/s |"), std::string::npos) << table;
   EXPECT_NE(table.find("| 25 µs | topk (R 3.1) | bsp |"), std::string::npos) << table;
   EXPECT_EQ(surveyMapTable((dir / "absent.csv").string()), "");
+  // A compute axis (map.csv's compute_scale): a row per scale and latency.
+  std::ofstream(path)
+      << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
+         "winner,r,compute_scale\n"
+         "1e+09,2.5e-05,8,\"sim:8x1Gbps,25us\",topk,1.0,,1,retimed,1,31,0.1\n"
+         "1e+09,2.5e-05,8,\"sim:8x1Gbps,25us\",bsp,1.0,,1,retimed,1,0.31,10\n";
+  const std::string scaled = surveyMapTable(path);
+  EXPECT_NE(scaled.find("| 25 µs, compute ×0.1 | topk (R 31) |"), std::string::npos) << scaled;
+  EXPECT_NE(scaled.find("| 25 µs, compute ×10 | bsp (R 0.31) |"), std::string::npos) << scaled;
   std::ofstream(path) << "method,time\nbsp,1\n";
   try {
     surveyMapTable(path);

@@ -215,9 +215,15 @@ TEST(SweepFile, MapTableKeepsItsAxesAndRefusesBadOnesWithTheirLine) {
   EXPECT_NE(errorOf(base + "latency = \"1us:1ms:0\"\n").find("STEPS must be in"),
             std::string::npos);
   EXPECT_NE(errorOf(base + "latency = 3\n").find("must be a string"), std::string::npos);
+  // The compute axis: factors > 0, "1" (as trained) by default.
+  EXPECT_EQ(defaults.map.computeScale, "1");
+  EXPECT_EQ(parseSweepText(base + "compute_scale = \"0.1,1,10\"\n", "x.toml").map.computeScale,
+            "0.1,1,10");
+  EXPECT_NE(errorOf(base + "compute_scale = \"1,-2\"\n").find("'-2' is not a factor > 0"),
+            std::string::npos);
   EXPECT_NE(errorOf(base + "colour = \"red\"\n")
-                .find("unknown key 'colour' in [map] (known: bandwidth, latency, net_model, "
-                      "noise_ratio)"),
+                .find("unknown key 'colour' in [map] (known: bandwidth, latency, compute_scale, "
+                      "net_model, noise_ratio)"),
             std::string::npos);
   // noise_ratio: a number >= 0 or "fit"; "1" by default.
   EXPECT_EQ(defaults.map.noiseRatio, "");  // the advisor's default

@@ -31,7 +31,7 @@ std::vector<experiment::MapCell> cells() {
 
 TEST(MapText, WinnerTableHasARowPerLatencyAndAColumnPerBandwidth) {
   const experiment::MapAxis bandwidths{{1.25e7, 1.25e9}}, latencies{{1e-4}};
-  const std::string table = winnerTable({4}, bandwidths, latencies, cells());
+  const std::string table = winnerTable(bandwidths, latencies, cells());
   EXPECT_NE(table.find("0.1 Gb/s"), std::string::npos) << table;
   EXPECT_NE(table.find("10 Gb/s"), std::string::npos) << table;
   const size_t row = table.find("100.0 us");
@@ -39,14 +39,19 @@ TEST(MapText, WinnerTableHasARowPerLatencyAndAColumnPerBandwidth) {
   const std::string line = table.substr(row, table.find('\n', row) - row);
   EXPECT_LT(line.find("topk"), line.find("bsp")) << line;
   EXPECT_EQ(table.find("workers"), std::string::npos) << "one worker count: no heading";
-  // A cell nobody reaches shows "-"; several worker counts get headings.
+  // A cell nobody reaches shows "-"; several panels get headings.
   std::vector<experiment::MapCell> two = cells();
+  for (auto& cell : two) cell.workers = 4;
   for (auto& e : two[1].entries) e.timeToTarget = NAN;
-  two.push_back(cells()[0]);
-  two.push_back(cells()[1]);
-  const std::string both = winnerTable({4, 8}, bandwidths, latencies, two);
-  EXPECT_NE(both.find("# 4 workers"), std::string::npos) << both;
-  EXPECT_NE(both.find("# 8 workers"), std::string::npos) << both;
+  for (experiment::MapCell cell : cells()) {
+    cell.workers = 4;
+    cell.computeScale = 0.1;
+    two.push_back(cell);
+  }
+  const std::string both = winnerTable(bandwidths, latencies, two);
+  EXPECT_NE(both.find("# compute ×1\n"), std::string::npos) << both;
+  EXPECT_NE(both.find("# compute ×0.1\n"), std::string::npos) << both;
+  EXPECT_EQ(both.find("workers"), std::string::npos) << "one worker count: not in the headings";
   EXPECT_NE(both.find(" -\n"), std::string::npos) << both;
 }
 

@@ -187,6 +187,41 @@ done
 head -c 4 "$out/sweep/map_winner.png" | grep -q PNG || fail "map_winner.png is not a PNG"
 grep -q "<svg" "$out/sweep/map_time.svg" || fail "map_time.svg is not an SVG"
 
+# The compute axis (--map-compute): each run's compute time per iteration
+# scaled by 0.1, 1 and 10 on one network, replayed in child processes (the
+# compute travels in retime --batch's lines): R moves by the inverse factor,
+# a slower device takes longer, and a scaled cell equals `tetrad retime
+# --compute` with the scaled compute model (flops:50 at 0.1 is flops:500).
+"$tetrad" advise --results "$out/sweep" --map --map-bandwidth 1Gbps:1Gbps:1 \
+  --map-latency 1us:1us:1 --map-compute 0.1,1,10 --jobs 2 > "$out/map-compute.log" ||
+  { cat "$out/map-compute.log"; fail "advise --map --map-compute failed"; }
+grep -q "at compute x 0.1, 1, 10" "$out/map-compute.log" || fail "the compute axis is not named"
+grep -q "^# 4 workers, compute ×0.1$" "$out/map-compute.log" || fail "the winner table has no compute panels"
+fast=$(/usr/bin/python3 - "$out/sweep/map.csv" << 'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len({(r["workers"], r["compute_scale"]) for r in rows}) == 6, "not 2 worker counts x 3 scales"
+r_of, t_of = {}, {}
+for r in rows:
+    r_of[(r["workers"], r["compute_scale"])] = float(r["r"])
+    t_of[(r["workers"], r["compute_scale"], r["method"])] = float(r["time_to_target"] or "inf")
+for w in ("4", "8"):
+    assert abs(r_of[(w, "0.1")] - 10 * r_of[(w, "1")]) <= 1e-9 * r_of[(w, "0.1")], r_of
+    assert abs(r_of[(w, "10")] - 0.1 * r_of[(w, "1")]) <= 1e-9 * r_of[(w, "1")], r_of
+for (w, s, m), t in t_of.items():
+    if s == "1" and m.startswith("bsp"):
+        assert t_of[(w, "10", m)] > t > t_of[(w, "0.1", m)], (w, m, t_of)
+print(t_of[("4", "0.1", "topk")] if ("4", "0.1", "topk") in t_of else
+      [t for (w, s, m), t in t_of.items() if w == "4" and s == "0.1" and m.startswith("bsp allreduce:auto topk")][0])
+PY
+) || fail "the compute axis's map.csv is not what it should be"
+retimed=$("$tetrad" retime "$out/sweep/topk" --cluster sim:4x1Gbps,1us --compute flops:500 --json |
+  tr -d ' \n' | grep -o '"time_to_target":[^,]*' | head -1 | cut -d: -f2)
+/usr/bin/python3 -c "import sys; a, b = float('$fast'), float('$retimed');
+sys.exit(0 if abs(a - b) <= 1e-8 * b else 1)" ||
+  fail "topk at compute x0.1: map $fast vs tetrad retime --compute flops:500 $retimed"
+[ "$(wc -c < "$out/sweep/map_winner.png")" -gt 4000 ] || fail "the compute map's picture is trivial"
+
 error() {  # REGEX ARGS...
   regex=$1
   shift
@@ -198,6 +233,7 @@ error "STEPS must be in" --results "$out/sweep" --map --map-latency 1us:1ms:0
 error "give --results DIR" --map
 error "use MIN:MAX:STEPS" --results "$out/sweep" --map --map-bandwidth 1Gbps
 error "--jobs 0: need at least 1" --results "$out/sweep" --map --jobs 0
+error "--map-compute '0,1': '0' is not a factor > 0" --results "$out/sweep" --map --map-compute 0,1
 error "unknown network model 'lv09'" --results "$out/sweep" --map --net-model lv09
 error "--replay-with '/nonexistent/tetrad': not an executable file" --results "$out/sweep" --map \
   --replay-with /nonexistent/tetrad

@@ -39,18 +39,18 @@ std::string plotWord(const std::string& text) {
 void writeMapCsv(const std::string& path, const std::vector<MapCell>& cells) {
   std::ofstream csv(path);
   csv << "bandwidth_bps,latency_s,workers,cluster,method,time_to_target,time_std,seeds,source,"
-         "winner,r\n";
+         "winner,r,compute_scale\n";
   auto number = [](double v) {
     return std::isfinite(v) ? fmt::format("{:.9g}", v) : std::string();
   };
   for (const MapCell& cell : cells) {
     const std::string winner = winnerOf(cell);
     for (const MapEntry& e : cell.entries) {
-      csv << fmt::format("{:.6g},{:.6g},{},{},{},{},{},{},{},{},{}\n", cell.bandwidth * 8,
-                         cell.latency, cell.workers,
-                         csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)),
-                         csvField(e.method), number(e.timeToTarget), number(e.timeStd), e.seeds,
-                         e.source, e.method == winner ? 1 : 0, number(cell.commToCompute));
+      csv << fmt::format(
+          "{:.6g},{:.6g},{},{},{},{},{},{},{},{},{},{:g}\n", cell.bandwidth * 8, cell.latency,
+          cell.workers, csvField(mapClusterSpec(cell.bandwidth, cell.latency, cell.workers)),
+          csvField(e.method), number(e.timeToTarget), number(e.timeStd), e.seeds, e.source,
+          e.method == winner ? 1 : 0, number(cell.commToCompute), cell.computeScale);
     }
   }
   TETRAD_CHECK(csv.good(), Error, "cannot write {}", path);
@@ -87,13 +87,13 @@ std::string cellLabel(const MapCell& cell) {
 
 // Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index in
 // `winners` (NaN where no method reaches the target: left blank), its
-// label; a data block per worker count.
-std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<int>& workerCounts,
+// label; a data block per panel (worker count and compute scale).
+std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<MapPanel>& panels,
                          const std::vector<std::string>& winners) {
   std::string data;
-  for (int workers : workerCounts) {
+  for (const MapPanel& panel : panels) {
     for (const MapCell& cell : cells) {
-      if (cell.workers != workers) continue;
+      if (!panel.holds(cell)) continue;
       const std::string winner = winnerOf(cell);
       const auto it = std::find(winners.begin(), winners.end(), winner);
       data += fmt::format(
@@ -132,17 +132,17 @@ struct TimeBlocks {
 };
 
 // Time to target against bandwidth at `latency`, a block per method (and
-// worker count); methods that never reach the target there have none.
+// panel); methods that never reach the target there have none.
 TimeBlocks timeDataOf(const std::vector<MapCell>& cells, const std::vector<std::string>& methods,
-                      const std::vector<int>& workerCounts, double latency) {
+                      const std::vector<MapPanel>& panels, double latency) {
   TimeBlocks out;
-  const bool severalCounts = workerCounts.size() > 1;
-  for (int workers : workerCounts) {
+  for (const MapPanel& panel : panels) {
+    const std::string title = panelTitle(panel, panels);
     for (const std::string& method : methods) {
       std::string block;
       bool predicted = false;
       for (const MapCell& cell : cells) {
-        if (cell.latency != latency || cell.workers != workers) continue;
+        if (cell.latency != latency || !panel.holds(cell)) continue;
         for (const MapEntry& e : cell.entries) {
           if (e.method != method) continue;
           predicted = predicted || e.source != "retimed";
@@ -152,7 +152,7 @@ TimeBlocks timeDataOf(const std::vector<MapCell>& cells, const std::vector<std::
       }
       if (block.empty()) continue;  // never reaches the target there
       const std::string name = plotWord(method) + (predicted ? "_(cost_model)" : "") +
-                               (severalCounts ? fmt::format("_({}_workers)", workers) : "");
+                               (title.empty() ? "" : plotWord("_(" + title + ")"));
       out.data += "# " + name + "\n" + block + "\n\n";
       out.names += (out.count ? " " : "") + name;
       ++out.count;
@@ -172,12 +172,10 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   // Methods in entry order; the grid's axes.
   std::vector<std::string> methods;
   std::map<double, int> bandwidths, latencies;
-  std::vector<int> workerCounts;  // in cell order
+  const std::vector<MapPanel> panelList = panelsOf(cells);
   for (const MapCell& cell : cells) {
     bandwidths[cell.bandwidth] = 0;
     latencies[cell.latency] = 0;
-    if (std::find(workerCounts.begin(), workerCounts.end(), cell.workers) == workerCounts.end())
-      workerCounts.push_back(cell.workers);
     for (const MapEntry& e : cell.entries) {
       if (std::find(methods.begin(), methods.end(), e.method) == methods.end())
         methods.push_back(e.method);
@@ -206,11 +204,11 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   }
   if (winners.size() <= 1)
     palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
-  const std::string winnerData = winnerDataOf(cells, workerCounts, winners);
+  const std::string winnerData = winnerDataOf(cells, panelList, winners);
   // Time to target against bandwidth at the middle latency, a block per method.
   auto middle = latencies.begin();
   std::advance(middle, latencies.size() / 2);
-  const TimeBlocks time = timeDataOf(cells, methods, workerCounts, middle->first);
+  const TimeBlocks time = timeDataOf(cells, methods, panelList, middle->first);
   const std::string& timeData = time.data;
   const std::string& timeNames = time.names;
   const int timeBlocks = time.count;
@@ -224,9 +222,10 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   std::ofstream(fs::path(dir) / "map_winner.dat") << winnerData;
   std::ofstream(fs::path(dir) / "map_time.dat") << timeData;
   const int last = int(methods.size()) - 1;
-  // The winner map: one panel per worker count, then (with several) a panel
-  // holding only the legend, so that every map panel has the same width.
-  const int panels = int(workerCounts.size());
+  // The winner map: one panel per worker count and compute scale, then (with
+  // several) a panel holding only the legend, so that every map panel has
+  // the same width.
+  const int panels = int(panelList.size());
   std::string winnerPlots;
   for (int k = 0; k < panels; ++k) {
     winnerPlots += fmt::format(
@@ -235,7 +234,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
         "notitle{}\n",
         panels == 1 ? std::string("Fastest to the target (margin over the runner-up; ~ a tie; "
                                   "* advisor differs; R comm/compute)")
-                    : fmt::format("Fastest method, {} workers", workerCounts[size_t(k)]),
+                    : "Fastest method, " + panelTitle(panelList[size_t(k)], panelList),
         k, style, k, k, panels == 1 ? legend : std::string());
   }
   const std::string winnerPlot =

@@ -188,4 +188,49 @@ MapAgreement countAgreement(const std::vector<MapCell>& cells, double tolerance)
   return agreement;
 }
 
+std::vector<MapPanel> panelsOf(const std::vector<MapCell>& cells) {
+  std::vector<MapPanel> panels;
+  for (const MapCell& cell : cells) {
+    const MapPanel panel{cell.workers, cell.computeScale};
+    if (std::none_of(panels.begin(), panels.end(),
+                     [&](const MapPanel& p) { return p.holds(cell); }))
+      panels.push_back(panel);
+  }
+  return panels;
+}
+
+std::string panelTitle(const MapPanel& panel, const std::vector<MapPanel>& panels) {
+  bool counts = false, scales = false;
+  for (const MapPanel& p : panels) {
+    counts = counts || p.workers != panels.front().workers;
+    scales = scales || p.computeScale != panels.front().computeScale;
+  }
+  std::string title = counts ? fmt::format("{} workers", panel.workers) : "";
+  if (scales)
+    title += fmt::format("{}compute ×{:g}", title.empty() ? "" : ", ", panel.computeScale);
+  return title;
+}
+
+std::vector<double> parseComputeScales(const std::string& text, const std::string& what) {
+  std::vector<double> scales;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    double value = NAN;
+    try {
+      value = parseNumber(item, what);
+    } catch (const InvalidArgument&) {
+    }
+    TETRAD_CHECK(value > 0 && std::isfinite(value), InvalidArgument,
+                 "{} '{}': '{}' is not a factor > 0 (give factors like 0.1,1,10)", what, text,
+                 item);
+    TETRAD_CHECK(std::find(scales.begin(), scales.end(), value) == scales.end(), InvalidArgument,
+                 "{} '{}': {} is given twice", what, text, item);
+    scales.push_back(value);
+    start = comma + 1;
+  }
+  return scales;
+}
+
 }  // namespace tetrad::experiment

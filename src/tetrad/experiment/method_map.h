@@ -85,7 +85,27 @@ struct MapCell {
   // time on this cell's network (the cost model's), the axis on which
   // compression pays (R ≳ 1) or not; NaN where the sweep has no plain BSP.
   double commToCompute = NAN;
+  // The compute axis: the runs' compute time per iteration × this (0.1: a
+  // device ten times faster; 1: as trained), which moves R by 1/scale.
+  double computeScale = 1;
 };
+
+// A map's panels: one per (worker count, compute scale) of its cells, in
+// cell order; a cell belongs to the panel with its two values.
+struct MapPanel {
+  int workers = 0;
+  double computeScale = 1;
+  bool holds(const MapCell& cell) const {
+    return cell.workers == workers && cell.computeScale == computeScale;
+  }
+};
+std::vector<MapPanel> panelsOf(const std::vector<MapCell>& cells);
+// "8 workers, compute ×0.1" (only the parts that vary over `panels`; ""
+// for a map of one panel).
+std::string panelTitle(const MapPanel& panel, const std::vector<MapPanel>& panels);
+// The compute axis: "0.1,1,10" (comma-separated factors > 0, each once).
+// InvalidArgument naming `what` otherwise.
+std::vector<double> parseComputeScales(const std::string& text, const std::string& what);
 
 // The method with the smallest finite time to target ("" when none reaches
 // it); ties go to the earlier entry.

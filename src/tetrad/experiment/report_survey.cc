@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "tetrad/core/error.h"
 #include "tetrad/core/units.h"
@@ -205,40 +206,48 @@ std::string surveyMapTable(const std::string& mapCsvPath) {
   std::getline(in, line);
   TETRAD_CHECK(line.starts_with("bandwidth_bps,latency_s,workers,cluster,method,"), InvalidArgument,
                "{}: not a method map's map.csv (header '{}')", mapCsvPath, line);
-  std::set<double> bandwidths, latencies;
-  std::map<std::pair<double, double>, std::string> winners;  // (latency, bandwidth)
-  std::map<std::pair<double, double>, double> ratios;        // R, where known
+  std::set<double> bandwidths;
+  std::set<std::pair<double, double>> rows;        // (compute scale, latency)
+  using Key = std::tuple<double, double, double>;  // (compute scale, latency, bandwidth)
+  std::map<Key, std::string> winners;
+  std::map<Key, double> ratios;  // R, where known
   for (int number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     const std::vector<std::string> f = csvFields(line);
-    TETRAD_CHECK(f.size() == 10 || f.size() == 11, InvalidArgument,
-                 "{}:{}: {} fields, 10 or 11 (with r) expected", mapCsvPath, number, f.size());
-    double bandwidth = 0, latency = 0, ratio = NAN;
+    TETRAD_CHECK(f.size() >= 10 && f.size() <= 12, InvalidArgument,
+                 "{}:{}: {} fields, 10 to 12 (with r and compute_scale) expected", mapCsvPath,
+                 number, f.size());
+    double bandwidth = 0, latency = 0, ratio = NAN, scale = 1;
     try {
       bandwidth = std::stod(f[0]);
       latency = std::stod(f[1]);
-      if (f.size() == 11 && !f[10].empty()) ratio = std::stod(f[10]);
+      if (f.size() >= 11 && !f[10].empty()) ratio = std::stod(f[10]);
+      if (f.size() == 12) scale = std::stod(f[11]);
     } catch (const std::exception&) {
-      TETRAD_FAIL(InvalidArgument, "{}:{}: bandwidth '{}', latency '{}' or R is not a number",
+      TETRAD_FAIL(InvalidArgument,
+                  "{}:{}: bandwidth '{}', latency '{}', R or the compute scale is not a number",
                   mapCsvPath, number, f[0], f[1]);
     }
     bandwidths.insert(bandwidth);
-    latencies.insert(latency);
-    std::string& cell = winners[{latency, bandwidth}];
+    rows.insert({scale, latency});
+    const Key key{scale, latency, bandwidth};
+    std::string& cell = winners[key];
     if (f[9] == "1") cell += (cell.empty() ? "" : ", ") + f[4];
-    if (std::isfinite(ratio)) ratios[{latency, bandwidth}] = ratio;
+    if (std::isfinite(ratio)) ratios[key] = ratio;
   }
+  const bool severalScales = !rows.empty() && rows.begin()->first != rows.rbegin()->first;
   std::string text = "| latency \\ bandwidth |", rule = "|---|";
   for (double b : bandwidths) {
     text += fmt::format(" {:g} Gb/s |", b / 1e9);
     rule += "---|";
   }
   text += "\n" + rule + "\n";
-  for (double l : latencies) {
-    text += "| " + latencyText(l) + " |";
+  for (const auto& [scale, l] : rows) {
+    text +=
+        "| " + latencyText(l) + (severalScales ? fmt::format(", compute ×{:g}", scale) : "") + " |";
     for (double b : bandwidths) {
-      const std::string& w = winners[{l, b}];
-      const auto r = ratios.find({l, b});
+      const std::string& w = winners[{scale, l, b}];
+      const auto r = ratios.find({scale, l, b});
       text += " " + (w.empty() ? std::string(kNone) : w) +
               (r == ratios.end() ? ""
                : r->second >= 10 ? fmt::format(" (R {:.0f})", r->second)

@@ -122,14 +122,16 @@ class SweepParser : private TomlReader {
   }
 
   // [map]: bandwidth and latency axes (MIN:MAX:STEPS, checked here so a bad
-  // one names its line), net_model and noise_ratio (a number, or "fit").
+  // one names its line), compute_scale ("0.1,1,10"), net_model and
+  // noise_ratio (a number, or "fit").
   void parseMap(const toml::table& table, const toml::key& mapKey) {
     spec_.map.present = true;
     spec_.map.where = at(mapKey.source());
     for (auto&& [key, node] : table) {
       const std::string name(key.str());
-      if (name != "bandwidth" && name != "latency" && name != "net_model" && name != "noise_ratio")
-        unknownKey(key, "[map]", "bandwidth, latency, net_model, noise_ratio");
+      if (name != "bandwidth" && name != "latency" && name != "compute_scale" &&
+          name != "net_model" && name != "noise_ratio")
+        unknownKey(key, "[map]", "bandwidth, latency, compute_scale, net_model, noise_ratio");
       if (name == "noise_ratio" && node.is_number()) {
         const double s = node.value<double>().value_or(-1);
         if (!(s >= 0) || !std::isfinite(s))
@@ -150,6 +152,9 @@ class SweepParser : private TomlReader {
         } else if (name == "latency") {
           parseLatencyAxis(value, "[map] latency");
           spec_.map.latency = value;
+        } else if (name == "compute_scale") {
+          parseComputeScales(value, "[map] compute_scale");
+          spec_.map.computeScale = value;
         } else {
           TETRAD_CHECK(!value.empty(), InvalidArgument, "empty network model");
           spec_.map.netModel = value;

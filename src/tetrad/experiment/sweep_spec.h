@@ -83,7 +83,8 @@ struct MapTable {
   SourceRef where;
   std::string bandwidth = "100Mbps:400Gbps:6";  // as `tetrad advise --map-bandwidth`
   std::string latency = "1us:1ms:3";
-  std::string netModel;  // "": each run's own
+  std::string netModel;            // "": each run's own
+  std::string computeScale = "1";  // as `tetrad advise --map-compute`: "0.1,1,10"
   // The advisor's noise ratio s (`tetrad advise --noise-ratio`): a number,
   // "fit" (fitted to the sweep's measured multipliers), or "" (the
   // advisor's default, model/iteration_theory.h).

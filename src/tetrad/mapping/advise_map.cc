@@ -94,6 +94,7 @@ class AdviseMap {
     if (!f_.netModel.empty()) model::resolveNetModel(f_.netModel);
     bandwidths_ = experiment::parseBandwidthAxis(f_.bandwidths, "--map-bandwidth");
     latencies_ = experiment::parseLatencyAxis(f_.latencies, "--map-latency");
+    scales_ = experiment::parseComputeScales(f_.computeScales, "--map-compute");
     records_ = experiment::readRunFolders(f_.results);
     groups_ = methodRunsOf(records_, workerCounts_);
     TETRAD_CHECK(!groups_.empty(), InvalidArgument,
@@ -122,16 +123,24 @@ class AdviseMap {
   void printHeaderAndMakeCells() {
     std::string countsText;
     for (int w : workerCounts_) countsText += (countsText.empty() ? "" : ", ") + std::to_string(w);
+    std::string scalesText;
+    for (double s : scales_) scalesText += fmt::format("{}{:g}", scalesText.empty() ? "" : ", ", s);
     std::printf(
         "# tetrad advise --map: %zu methods x worker counts of %s (%s workers) on %zu x %zu "
-        "star networks\n",
+        "star networks%s\n",
         groups_.size(), f_.results.c_str(), countsText.c_str(), bandwidths_.values.size(),
-        latencies_.values.size());
+        latencies_.values.size(),
+        scales_.size() > 1 ? (" at compute x " + scalesText).c_str() : "");
     severalCounts_ = workerCounts_.size() > 1;
     for (int workers : workerCounts_) {
-      for (double latency : latencies_.values) {
-        for (double bandwidth : bandwidths_.values)
-          cells_.push_back({bandwidth, latency, {}, severalCounts_ ? workers : 0});
+      for (double scale : scales_) {
+        for (double latency : latencies_.values) {
+          for (double bandwidth : bandwidths_.values) {
+            experiment::MapCell cell{bandwidth, latency, {}, severalCounts_ ? workers : 0};
+            cell.computeScale = scale;
+            cells_.push_back(cell);
+          }
+        }
       }
     }
   }
@@ -225,15 +234,29 @@ class AdviseMap {
                                         reachedSeeds, group.seeds.size())
                : p.retime ? "retimed" + seedsText
                           : "cost model x measured iterations to target" + seedsText;
+    // The run's configuration at each compute scale of the axis.
+    std::map<double, train::TrainConfig> scaled;
+    try {
+      for (double scale : scales_) {
+        scaled[scale] = config;
+        scaled[scale].compute = scaledCompute(config.compute, scale);
+      }
+    } catch (const InvalidArgument& e) {
+      p.retime = false;
+      p.status = fmt::format("not mapped: {}", e.what());
+      return p;
+    }
     p.firstReplay = replays_.size();
     for (size_t c = 0; c < cells_.size(); ++c) {
       experiment::MapCell& cell = cells_[c];
       if (severalCounts_ && cell.workers != group.workers) continue;
       const std::string spec = experiment::mapClusterSpec(cell.bandwidth, cell.latency);
+      const train::TrainConfig& cellConfig = scaled.at(cell.computeScale);
+      const std::string compute = cell.computeScale == 1 ? "" : cellConfig.compute;
       // The cell's R, from its plain BSP method (fused buckets) under the cost model.
       if (kind == experiment::MethodKind::kPlainBsp && std::isnan(cell.commToCompute) &&
           run.bucketBytes != 0)
-        cell.commToCompute = costModelCommToCompute(run, config, spec, netModel);
+        cell.commToCompute = costModelCommToCompute(run, cellConfig, spec, netModel);
       experiment::MapEntry entry;
       entry.method = run.method;
       entry.timeToTarget = NAN;
@@ -241,19 +264,19 @@ class AdviseMap {
       entry.iterationsToTarget = meanAndStd(iterations).first;
       entry.kind = kind;
       entry.predictedTimePerIteration = costModelTimePerIteration(
-          run, config, spec, netModel,
+          run, cellConfig, spec, netModel,
           std::isfinite(predictedIterations) ? predictedIterations : entry.iterationsToTarget);
       entry.predictedIterations = predictedIterations;
       entry.seeds = int(group.seeds.size());
       for (size_t k = 0; k < otherRatios_.size(); ++k) {
         const double its = predictedIterationsAt(run, group.workers, otherRatios_[k].second);
         otherPredictions_[k][{c, run.method}] = {
-            its, costModelTimePerIteration(run, config, spec, netModel,
+            its, costModelTimePerIteration(run, cellConfig, spec, netModel,
                                            std::isfinite(its) ? its : entry.iterationsToTarget)};
       }
       if (p.retime) {
         for (const experiment::RunRecord& seed : group.seeds)
-          replays_.push_back({seed.folder, spec, f_.netModel});
+          replays_.push_back({seed.folder, spec, f_.netModel, compute});
       } else if (reached) {
         // Cost model × measured iterations (mean over seeds), on the run's
         // network model unless --net-model says otherwise.
@@ -312,7 +335,7 @@ class AdviseMap {
   }
 
   void printWinners() const {
-    std::fputs(winnerTable(workerCounts_, bandwidths_, latencies_, cells_).c_str(), stdout);
+    std::fputs(winnerTable(bandwidths_, latencies_, cells_).c_str(), stdout);
   }
 
   // The advisor (cost model × theory) against the map's winners, and at
@@ -352,6 +375,7 @@ class AdviseMap {
   using Predicted = std::map<std::pair<size_t, std::string>, std::pair<double, double>>;
   std::vector<Predicted> otherPredictions_;
   std::vector<MapReplay> replays_;
+  std::vector<double> scales_;  // the compute axis
   bool anyBaseline_ = false;
 };
 

@@ -18,6 +18,10 @@ struct AdviseMapFlags {
   std::string results;                           // the sweep folder (map.csv and pictures go there)
   std::string bandwidths = "100Mbps:400Gbps:6";  // MIN:MAX:STEPS, log-spaced
   std::string latencies = "1us:1ms:3";
+  // The compute axis: factors on the runs' compute time per iteration
+  // ("0.1,1,10": a device ten times faster, as trained, ten times slower),
+  // which move R = communication / compute by their inverse.
+  std::string computeScales = "1";
   std::string netModel;  // "": each run's own (recorded in its config.json)
   double noiseRatio = model::kDefaultNoiseRatio;  // s of the multipliers (iteration_theory.h)
   bool fitNoiseRatio = false;  // fit s to the sweep instead (model/noise_ratio_fit.h)

@@ -47,6 +47,7 @@ MapReplayResult inProcess(const MapReplay& replay) {
   request.run = replay.run;
   request.cluster = replay.cluster;
   request.netModel = replay.netModel;
+  request.compute = replay.compute;
   request.toTarget = true;
   const train::RetimeOutcome outcome = train::retimeOrRefusal(request);
   MapReplayResult result;
@@ -135,7 +136,8 @@ std::vector<MapReplayResult> runMapReplays(const std::vector<MapReplay>& replays
         for (size_t i = next; i < next + count; ++i) {
           out << nlohmann::json{{"run", replays[i].run},
                                 {"cluster", replays[i].cluster},
-                                {"net_model", replays[i].netModel}}
+                                {"net_model", replays[i].netModel},
+                                {"compute", replays[i].compute}}
                      .dump()
               << "\n";
         }
@@ -190,7 +192,8 @@ std::string buildOf(const std::string& exe) {
 std::string keyOf(const MapReplay& r, const std::string& build) {
   const std::string text = fileText(fs::path(r.run) / "config.json") + '\0' +
                            fileText(fs::path(r.run) / "summary.json") + '\0' + r.cluster + '\0' +
-                           r.netModel + '\0' + build;
+                           r.netModel + '\0' + build +
+                           (r.compute.empty() ? std::string() : '\0' + r.compute);
   return fmt::format("{:016x}", experiment::fnv1a64(text));
 }
 

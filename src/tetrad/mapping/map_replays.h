@@ -37,6 +37,7 @@ struct MapReplay {
   std::string run;       // the run folder
   std::string cluster;   // the cell's network, "sim:..."
   std::string netModel;  // "": the run's own
+  std::string compute;   // "": the run's own; else its compute model scaled (scaledCompute)
 };
 
 struct MapReplayResult {

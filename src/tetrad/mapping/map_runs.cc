@@ -247,6 +247,22 @@ model::CompressionErrorFunction recordedCompressionError(
   };
 }
 
+std::string scaledCompute(const std::string& compute, double scale) {
+  TETRAD_CHECK(scale > 0 && std::isfinite(scale), InvalidArgument,
+               "compute scale must be a finite number > 0, got {}", scale);
+  if (scale == 1) return compute;
+  if (compute.starts_with("fixed:"))
+    return fmt::format("fixed:{:.9g}ms", parseDuration(compute.substr(6)) * scale * 1e3);
+  if (compute.starts_with("flops:"))
+    return fmt::format("flops:{:.9g}", parseNumber(compute.substr(6), "flops") / scale);
+  if (compute.starts_with("throughput:"))
+    return fmt::format("throughput:{:.9g}", parseNumber(compute.substr(11), "throughput") / scale);
+  throw InvalidArgument(fmt::format(
+      "the compute axis scales fixed:, flops: and throughput: compute models; this run has "
+      "--compute {}",
+      compute.empty() ? "measured" : compute));
+}
+
 std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir) {
   const std::vector<experiment::RunRecord> records = experiment::readRunFolders(dir);
   const std::vector<experiment::ClusterGroup> groups = experiment::groupRuns(records);

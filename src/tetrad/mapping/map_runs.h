@@ -83,6 +83,13 @@ double costModelTimePerIteration(const experiment::RunRecord& run, const train::
 double costModelCommToCompute(const experiment::RunRecord& run, const train::TrainConfig& config,
                               const std::string& cluster, const std::string& netModel);
 
+// The run's compute model with its compute time per iteration × `scale`
+// (the map's compute axis: 0.1 is a device ten times faster): fixed:D →
+// fixed:D·scale, flops:G → flops:G/scale, throughput:S → throughput:S/scale;
+// `compute` itself at scale 1. InvalidArgument for a compute model that has
+// no rate to scale (measured, device:NAME).
+std::string scaledCompute(const std::string& compute, double scale);
+
 // The sweep's clusters in `dir` as plain values for model/validation.h (the
 // advisor's check against --results); InvalidArgument if none finished.
 std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir);

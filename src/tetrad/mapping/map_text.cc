@@ -8,21 +8,24 @@
 
 namespace tetrad::mapping {
 
-std::string winnerTable(const std::vector<int>& workerCounts, const experiment::MapAxis& bandwidths,
-                        const experiment::MapAxis& latencies,
+std::string winnerTable(const experiment::MapAxis& bandwidths, const experiment::MapAxis& latencies,
                         const std::vector<experiment::MapCell>& cells) {
   std::string text =
       fmt::format("# winner per cell (rows: latency; columns: bandwidth)\n{:<10}", "latency");
   for (double b : bandwidths.values)
     text += fmt::format(" {:>14}", fmt::format("{:.3g} Gb/s", b * 8 / 1e9));
   text += "\n";
-  size_t i = 0;
-  for (int workers : workerCounts) {
-    if (workerCounts.size() > 1) text += fmt::format("# {} workers\n", workers);
+  const std::vector<experiment::MapPanel> panels = experiment::panelsOf(cells);
+  for (const experiment::MapPanel& panel : panels) {
+    if (panels.size() > 1) text += "# " + experiment::panelTitle(panel, panels) + "\n";
     for (double latency : latencies.values) {
       text += fmt::format("{:<10}", formatSeconds(latency));
-      for (size_t b = 0; b < bandwidths.values.size(); ++b, ++i) {
-        const std::string winner = i < cells.size() ? experiment::winnerOf(cells[i]) : "";
+      for (double bandwidth : bandwidths.values) {
+        std::string winner;
+        for (const experiment::MapCell& cell : cells) {
+          if (panel.holds(cell) && cell.latency == latency && cell.bandwidth == bandwidth)
+            winner = experiment::winnerOf(cell);
+        }
         text += fmt::format(" {:>14}", winner.empty() ? "-" : winner);
       }
       text += "\n";

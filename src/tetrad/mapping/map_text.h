@@ -11,12 +11,11 @@
 
 namespace tetrad::mapping {
 
-// One row per latency (per worker count, headed "# N workers" when the map
-// has several), one column per bandwidth in Gb/s; "-" where no method
-// reaches the target. `cells` in the order of experiment::writeMap:
-// worker count, then latency, then bandwidth.
-std::string winnerTable(const std::vector<int>& workerCounts, const experiment::MapAxis& bandwidths,
-                        const experiment::MapAxis& latencies,
+// One row per latency (per panel — worker count and compute scale — headed
+// "# 8 workers, compute ×0.1" when the map has several), one column per
+// bandwidth in Gb/s; "-" where no method reaches the target or the panel
+// has no such cell.
+std::string winnerTable(const experiment::MapAxis& bandwidths, const experiment::MapAxis& latencies,
                         const std::vector<experiment::MapCell>& cells);
 
 // The advisor's agreement with the map (exact picks, picks within 10%, ties
