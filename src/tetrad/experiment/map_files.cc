@@ -85,11 +85,12 @@ std::string cellLabel(const MapCell& cell) {
   return !advised || adviceAgrees(cell) ? label : label + " *";
 }
 
-// Winner per cell: x = log10 Gb/s, y = log10 µs, the winner's index in
+// Winner per cell: x = log10 Gb/s, y = log10 µs (or, on a map of one
+// latency and several compute scales, log10 of the scale), the winner's index in
 // `winners` (NaN where no method reaches the target: left blank), its
 // label; a data block per panel (worker count and compute scale).
 std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<MapPanel>& panels,
-                         const std::vector<std::string>& winners) {
+                         const std::vector<std::string>& winners, bool computeAsY) {
   std::string data;
   for (const MapPanel& panel : panels) {
     for (const MapCell& cell : cells) {
@@ -98,7 +99,7 @@ std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<Ma
       const auto it = std::find(winners.begin(), winners.end(), winner);
       data += fmt::format(
           "{:.6g}\t{:.6g}\t{}\t{}\t{}\n", std::log10(cell.bandwidth * 8 / 1e9),
-          std::log10(cell.latency * 1e6),
+          computeAsY ? std::log10(cell.computeScale) : std::log10(cell.latency * 1e6),
           it == winners.end() ? std::string("NaN") : std::to_string(it - winners.begin()),
           cellLabel(cell),
           std::isfinite(cell.commToCompute) ? "R=" + ratioText(cell.commToCompute) : "");
@@ -111,12 +112,15 @@ std::string winnerDataOf(const std::vector<MapCell>& cells, const std::vector<Ma
 // gnuplot tics at log10 of each grid value, labelled in units ("0.1 Gb/s",
 // "31.6 us"), and a range half a step beyond the outer ones (one step for a
 // single value: a strip).
+enum class TicText { kBandwidth, kLatency, kComputeScale };
 std::string logTics(const char* axis, const std::map<double, int>& values, double scale,
-                    bool bandwidth) {
+                    TicText kind) {
   std::string tics;
   for (const auto& [value, unused] : values) {
     const double scaled = value * scale;
-    const std::string text = bandwidth ? fmt::format("{:.3g} Gb/s", scaled) : formatSeconds(value);
+    const std::string text = kind == TicText::kBandwidth ? fmt::format("{:.3g} Gb/s", scaled)
+                             : kind == TicText::kLatency ? formatSeconds(value)
+                                                         : fmt::format("×{:g}", value);
     tics += fmt::format("{}\"{}\" {:.6g}", tics.empty() ? "" : ", ", text, std::log10(scaled));
   }
   const double low = std::log10(values.begin()->first * scale);
@@ -172,10 +176,12 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   // Methods in entry order; the grid's axes.
   std::vector<std::string> methods;
   std::map<double, int> bandwidths, latencies;
-  const std::vector<MapPanel> panelList = panelsOf(cells);
+  std::vector<MapPanel> panelList = panelsOf(cells);
+  std::map<double, int> scales;
   for (const MapCell& cell : cells) {
     bandwidths[cell.bandwidth] = 0;
     latencies[cell.latency] = 0;
+    scales[cell.computeScale] = 0;
     for (const MapEntry& e : cell.entries) {
       if (std::find(methods.begin(), methods.end(), e.method) == methods.end())
         methods.push_back(e.method);
@@ -204,7 +210,19 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   }
   if (winners.size() <= 1)
     palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
-  const std::string winnerData = winnerDataOf(cells, panelList, winners);
+  // One latency and several compute scales: the compute axis is the winner
+  // picture's y-axis (a bandwidth × compute grid per worker count).
+  const bool computeAsY = latencies.size() == 1 && scales.size() > 1;
+  std::vector<MapPanel> picturePanels;
+  for (const MapPanel& panel : panelList) {
+    if (!computeAsY) {
+      picturePanels.push_back(panel);
+    } else if (std::none_of(picturePanels.begin(), picturePanels.end(),
+                            [&](const MapPanel& p) { return p.workers == panel.workers; })) {
+      picturePanels.push_back({panel.workers, 1, true});
+    }
+  }
+  const std::string winnerData = winnerDataOf(cells, picturePanels, winners, computeAsY);
   // Time to target against bandwidth at the middle latency, a block per method.
   auto middle = latencies.begin();
   std::advance(middle, latencies.size() / 2);
@@ -217,7 +235,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
                formatSeconds(middle->first));
   // A regular grid of at least 2 × 2 cells is an image; a row or a column
   // is drawn as squares.
-  const bool strip = latencies.size() == 1 || bandwidths.size() == 1;
+  const bool strip = (latencies.size() == 1 && !computeAsY) || bandwidths.size() == 1;
   const std::string style = strip ? "with points pointtype 5 pointsize 7 palette" : "with image";
   std::ofstream(fs::path(dir) / "map_winner.dat") << winnerData;
   std::ofstream(fs::path(dir) / "map_time.dat") << timeData;
@@ -225,7 +243,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   // The winner map: one panel per worker count and compute scale, then (with
   // several) a panel holding only the legend, so that every map panel has
   // the same width.
-  const int panels = int(panelList.size());
+  const int panels = int(picturePanels.size());
   std::string winnerPlots;
   for (int k = 0; k < panels; ++k) {
     winnerPlots += fmt::format(
@@ -234,7 +252,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
         "notitle{}\n",
         panels == 1 ? std::string("Fastest to the target (margin over the runner-up; ~ a tie; "
                                   "* advisor differs; R comm/compute)")
-                    : "Fastest method, " + panelTitle(panelList[size_t(k)], panelList),
+                    : "Fastest method, " + panelTitle(picturePanels[size_t(k)], picturePanels),
         k, style, k, k, panels == 1 ? legend : std::string());
   }
   const std::string winnerPlot =
@@ -251,10 +269,15 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   // legend panel unsets some of them).
   const std::string winnerSetup = fmt::format(
       "set datafile separator \"\\t\"\nset datafile missing \"NaN\"\n"
-      "set xlabel 'bandwidth'\nset ylabel 'latency'\n{}{}"
+      "set xlabel 'bandwidth'\nset ylabel '{}'\n{}{}"
       "set palette maxcolors {}\nset palette defined ({})\n"
       "set cbrange [-0.5:{}.5]\nunset colorbox\nset key outside right top\n",
-      logTics("x", bandwidths, 8 / 1e9, true), logTics("y", latencies, 1e6, false),
+      computeAsY ? fmt::format("compute time per iteration, at {} latency",
+                               formatSeconds(latencies.begin()->first))
+                 : std::string("latency"),
+      logTics("x", bandwidths, 8 / 1e9, TicText::kBandwidth),
+      computeAsY ? logTics("y", scales, 1, TicText::kComputeScale)
+                 : logTics("y", latencies, 1e6, TicText::kLatency),
       std::max<size_t>(winners.size(), 2), palette, std::max(int(winners.size()) - 1, 0));
   const std::string script = fmt::format(
       "# Generated by tetrad advise --map: run `gnuplot map.gp` in this folder.\n"

@@ -203,7 +203,7 @@ std::string panelTitle(const MapPanel& panel, const std::vector<MapPanel>& panel
   bool counts = false, scales = false;
   for (const MapPanel& p : panels) {
     counts = counts || p.workers != panels.front().workers;
-    scales = scales || p.computeScale != panels.front().computeScale;
+    scales = scales || (!p.everyScale && p.computeScale != panels.front().computeScale);
   }
   std::string title = counts ? fmt::format("{} workers", panel.workers) : "";
   if (scales)

@@ -95,8 +95,9 @@ struct MapCell {
 struct MapPanel {
   int workers = 0;
   double computeScale = 1;
+  bool everyScale = false;  // the panel's y-axis is the compute axis: every scale
   bool holds(const MapCell& cell) const {
-    return cell.workers == workers && cell.computeScale == computeScale;
+    return cell.workers == workers && (everyScale || cell.computeScale == computeScale);
   }
 };
 std::vector<MapPanel> panelsOf(const std::vector<MapCell>& cells);
