@@ -231,6 +231,34 @@ TEST(MethodMap, WinnerPictureListsOnlyTheWinnersInDistinctColours) {
   EXPECT_NE(gp.find("size 900,300"), std::string::npos);
 }
 
+// One latency and a compute axis: the picture's y-axis is the compute scale
+// (a 2 x 2 image, not a strip per scale), tics labelled with the factors.
+TEST(MethodMap, OneLatencyDrawsTheComputeAxisAsTheYAxis) {
+  std::vector<MapCell> cells;
+  for (double scale : {0.1, 10.0}) {
+    for (double bandwidth : {1e8, 1e10}) {
+      cells.push_back({bandwidth, 1e-5, {entry("a", scale, NAN, NAN), entry("b", 1, NAN, NAN)}});
+      cells.back().computeScale = scale;
+    }
+  }
+  const std::string dir = ::testing::TempDir() + "/method_map_compute";
+  writeMap(dir, cells);
+  std::ifstream script(dir + "/map.gp");
+  const std::string gp((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+  EXPECT_NE(gp.find("set ylabel 'compute time per iteration, at 10.0 us latency'"),
+            std::string::npos)
+      << gp;
+  EXPECT_NE(gp.find("set ytics (\"×0.1\" -1, \"×10\" 1)"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("with image"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("multiplot"), std::string::npos) << "one worker count: one panel";
+  std::ifstream data(dir + "/map_winner.dat");
+  const std::string winners((std::istreambuf_iterator<char>(data)),
+                            std::istreambuf_iterator<char>());
+  // a wins at x0.1 (0.1 s against 1 s), b at x10.
+  EXPECT_NE(winners.find("-0.09691\t-1\t0\t10.00x"), std::string::npos) << winners;
+  EXPECT_NE(winners.find("-0.09691\t1\t1\t10.00x"), std::string::npos) << winners;
+}
+
 TEST(MethodMap, CellLabelsMarkTheAdvisorsDisagreement) {
   // Two methods; the advisor predicts the slower one (b) faster.
   std::vector<MapCell> cells;
