@@ -165,6 +165,54 @@ TimeBlocks timeDataOf(const std::vector<MapCell>& cells, const std::vector<std::
   return out;
 }
 
+// The methods that win a cell, in entry order: the winner picture colours
+// and lists only them, so that its colours stay distinct.
+std::vector<std::string> winnersOf(const std::vector<MapCell>& cells,
+                                   const std::vector<std::string>& methods) {
+  std::vector<std::string> winners;
+  for (const std::string& method : methods) {
+    const bool wins = std::any_of(cells.begin(), cells.end(),
+                                  [&](const MapCell& cell) { return winnerOf(cell) == method; });
+    if (wins) winners.push_back(method);
+  }
+  return winners;
+}
+
+// One colour per winner (cycled past sixteen): gnuplot's palette, and the
+// legend's entries (each an empty plot in its colour).
+struct WinnerColours {
+  std::string palette, legend;
+};
+WinnerColours coloursOf(const std::vector<std::string>& winners) {
+  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#ffd700",
+                                   "#00ff7f", "#8b0000", "#00008b", "#ff69b4"};
+  constexpr size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
+  WinnerColours out;
+  for (size_t m = 0; m < winners.size(); ++m) {
+    const char* colour = kColours[m % kColourCount];
+    out.palette += fmt::format("{}{} '{}'", m ? ", " : "", m, colour);
+    out.legend += fmt::format(", NaN with boxes fill solid lc rgb '{}' title '{}'", colour,
+                              plotWord(winners[m]));
+  }
+  if (winners.size() <= 1)
+    out.palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
+  return out;
+}
+
+// The winner picture's panels: the map's, or with the compute axis drawn as
+// the y-axis, one per worker count holding every scale.
+std::vector<MapPanel> picturePanelsOf(const std::vector<MapPanel>& panels, bool computeAsY) {
+  if (!computeAsY) return panels;
+  std::vector<MapPanel> out;
+  for (const MapPanel& panel : panels) {
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const MapPanel& p) { return p.workers == panel.workers; }))
+      out.push_back({panel.workers, 1, true});
+  }
+  return out;
+}
+
 }  // namespace
 
 MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
@@ -176,7 +224,7 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
   // Methods in entry order; the grid's axes.
   std::vector<std::string> methods;
   std::map<double, int> bandwidths, latencies;
-  std::vector<MapPanel> panelList = panelsOf(cells);
+  const std::vector<MapPanel> panelList = panelsOf(cells);
   std::map<double, int> scales;
   for (const MapCell& cell : cells) {
     bandwidths[cell.bandwidth] = 0;
@@ -188,40 +236,13 @@ MapFiles writeMap(const std::string& dir, const std::vector<MapCell>& cells) {
     }
   }
   const std::string png = pngTerminal(dir);
-  // The winner picture colours and lists only the methods that win a cell
-  // (in entry order), so that its colours stay distinct: one colour each
-  // (cycled past sixteen), its legend entry an empty plot in that colour.
-  std::vector<std::string> winners;
-  for (const std::string& method : methods) {
-    const bool wins = std::any_of(cells.begin(), cells.end(),
-                                  [&](const MapCell& cell) { return winnerOf(cell) == method; });
-    if (wins) winners.push_back(method);
-  }
-  static const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                                   "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#ffd700",
-                                   "#00ff7f", "#8b0000", "#00008b", "#ff69b4"};
-  constexpr size_t kColourCount = sizeof(kColours) / sizeof(kColours[0]);
-  std::string palette, legend;
-  for (size_t m = 0; m < winners.size(); ++m) {
-    const char* colour = kColours[m % kColourCount];
-    palette += fmt::format("{}{} '{}'", m ? ", " : "", m, colour);
-    legend += fmt::format(", NaN with boxes fill solid lc rgb '{}' title '{}'", colour,
-                          plotWord(winners[m]));
-  }
-  if (winners.size() <= 1)
-    palette += fmt::format("{}1 '{}'", winners.empty() ? "0 '#ffffff', " : ", ", kColours[0]);
+  const std::vector<std::string> winners = winnersOf(cells, methods);
+  const WinnerColours colours = coloursOf(winners);
+  const std::string &palette = colours.palette, &legend = colours.legend;
   // One latency and several compute scales: the compute axis is the winner
   // picture's y-axis (a bandwidth × compute grid per worker count).
   const bool computeAsY = latencies.size() == 1 && scales.size() > 1;
-  std::vector<MapPanel> picturePanels;
-  for (const MapPanel& panel : panelList) {
-    if (!computeAsY) {
-      picturePanels.push_back(panel);
-    } else if (std::none_of(picturePanels.begin(), picturePanels.end(),
-                            [&](const MapPanel& p) { return p.workers == panel.workers; })) {
-      picturePanels.push_back({panel.workers, 1, true});
-    }
-  }
+  const std::vector<MapPanel> picturePanels = picturePanelsOf(panelList, computeAsY);
   const std::string winnerData = winnerDataOf(cells, picturePanels, winners, computeAsY);
   // Time to target against bandwidth at the middle latency, a block per method.
   auto middle = latencies.begin();
