@@ -8,6 +8,8 @@
 
 #include <cmath>
 
+#include "tetrad/core/error.h"
+
 namespace tetrad::mapping {
 namespace {
 
@@ -123,6 +125,19 @@ TEST(MapRuns, CommunicationOverComputeFollowsTheCellsNetwork) {
   EXPECT_NEAR(perIteration, 0.01 * (1 + slow), 1e-9 + 1e-6 * perIteration);
   config.compute = "measured";
   EXPECT_TRUE(std::isnan(costModelCommToCompute(r, config, "sim:100Gbps,1us", "")));
+}
+
+// The compute axis scales a run's compute time per iteration: a rate
+// divides, a duration multiplies; a compute model with no rate is refused.
+TEST(MapRuns, ScaledComputeKeepsTheModelAndScalesItsTime) {
+  EXPECT_EQ(scaledCompute("fixed:10ms", 1), "fixed:10ms");
+  EXPECT_EQ(scaledCompute("fixed:10ms", 0.1), "fixed:1ms");
+  EXPECT_EQ(scaledCompute("flops:50", 0.1), "flops:500");
+  EXPECT_EQ(scaledCompute("throughput:1200", 10), "throughput:120");
+  for (const char* none : {"measured", "device:v100-fp32", ""}) {
+    EXPECT_THROW(scaledCompute(none, 10), InvalidArgument) << none;
+  }
+  EXPECT_THROW(scaledCompute("flops:50", 0), InvalidArgument);
 }
 
 }  // namespace
