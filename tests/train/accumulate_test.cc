@@ -79,6 +79,36 @@ TEST(Accumulate, OverlappedSchedulesAreRefused) {
   }
 }
 
+// A resize starts at a step: each worker's partial sum is of the old split.
+// A checkpoint taken between two steps resumes on the same count (bit for
+// bit, checkpoint_test.cc) and is refused, with one line, on another.
+TEST(Accumulate, AResizeBetweenTwoStepsIsRefusedNamingTheRule) {
+  at::set_num_threads(1);
+  const DataSplits data = testing::smallSynthetic(512, 64);
+  TrainConfig config = testing::equivalenceConfig("mlp", 8, 12);
+  config.sync = "accum:3";
+  config.workers = 2;
+  config.checkpointEvery = 4;
+  config.compute = "fixed:5ms";
+  config.out = testing::makeTempDir("accumulate-resize");
+  setenv("TETRAD_TEST_STOP_AT", "5", 1);
+  const testing::Outcome stopped = testing::runInFolder(config, data, 2);
+  unsetenv("TETRAD_TEST_STOP_AT");
+  ASSERT_EQ(stopped.status, "interrupted");  // at the checkpoint of iteration 8: 2 pending
+  config.resume = config.out;
+  config.workers = 3;
+  try {
+    testing::runInFolder(config, data, 3);
+    FAIL() << "a resize between two steps of accum:3 was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("lies between two steps of --sync accum:3"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("--checkpoint-every a multiple of 3"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(GradientAccumulator, FoldsTheMeanAndRoundTripsItsState) {
   GradientAccumulator accumulator;
   std::vector<float> a = {1, 2, 3}, b = {3, 4, 5}, c = {5, 6, 7};
