@@ -9,6 +9,7 @@
 #include "tetrad/arch/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/sched/registry.h"
+#include "tetrad/sync/model_anchor.h"
 #include "tetrad/sync/registry.h"
 
 namespace tetrad {
@@ -211,6 +212,44 @@ TEST(PartitionPlan, MoreShardsThanPartitionsIsAnError) {
   PartitionPlan plan = planPartitions(slots, buckets, 100, 3);
   EXPECT_EQ(plan.partitions.size(), 3u + 2u + 4u);
   EXPECT_EQ(plan.perBucket[0].size(), 5u);
+}
+
+}  // namespace
+}  // namespace tetrad
+
+namespace tetrad {
+namespace {
+
+// Local SGD's anchor: the change since the last average, the average added
+// back, and its checkpoint bytes (damaged ones refused).
+TEST(ModelAnchor, SendsTheChangeAndTakesTheAverageBack) {
+  ModelAnchor anchor;
+  EXPECT_FALSE(anchor.holds());
+  std::vector<float> params = {1, 2, 3};
+  anchor.reset(params);
+  params = {2, 4, 6};
+  std::vector<float> change;
+  anchor.changeOf(params, change);
+  EXPECT_EQ(change, (std::vector<float>{1, 2, 3}));
+  const std::vector<float> averaged = {0.5f, 1, 1.5f};
+  anchor.applyAverage(params, averaged);
+  EXPECT_EQ(params, (std::vector<float>{1.5f, 3, 4.5f}));
+  ByteBuffer bytes;
+  ByteWriter out(bytes);
+  anchor.save(out);
+  ModelAnchor restored;
+  ByteReader in(bytes);
+  restored.load(in);
+  std::vector<float> moved = {2.5f, 3, 4.5f};
+  restored.changeOf(moved, change);
+  EXPECT_EQ(change, (std::vector<float>{1, 0, 0}));
+  std::vector<float> shorter = {1, 2};
+  EXPECT_THROW(restored.changeOf(shorter, change), InvalidArgument);
+  ByteBuffer damaged;
+  ByteWriter writer(damaged);
+  writer.put<uint64_t>(uint64_t(1) << 62);
+  ByteReader reader(damaged);
+  EXPECT_THROW(ModelAnchor().load(reader), ProtocolError);
 }
 
 }  // namespace

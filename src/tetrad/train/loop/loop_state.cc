@@ -2,8 +2,6 @@
 // then the accumulated gradients.
 #include "tetrad/train/loop/loop_state.h"
 
-#include <cstring>
-
 namespace tetrad::train {
 
 ByteBuffer saveLoop(const LoopState& s) {
@@ -19,8 +17,7 @@ ByteBuffer saveLoop(const LoopState& s) {
         s.result.finalOwnAccuracy, s.result.consensusDistance, s.result.timeToTarget}) {
     out.put(value);
   }
-  out.put<uint64_t>(s.anchor.size());
-  out.putBytes(std::as_bytes(std::span(s.anchor)));
+  s.anchor.save(out);
   s.accumulated.save(out);
   return bytes;
 }
@@ -37,10 +34,7 @@ LoopState loadLoop(ConstBytes bytes) {
         &s.result.finalOwnAccuracy, &s.result.consensusDistance, &s.result.timeToTarget}) {
     *value = in.get<double>("loop value");
   }
-  const auto count = in.get<uint64_t>("anchor size");
-  const ConstBytes anchor = in.getBytes(size_t(count) * sizeof(float), "anchor");
-  s.anchor.resize(size_t(count));
-  std::memcpy(s.anchor.data(), anchor.data(), anchor.size());
+  s.anchor.load(in);
   if (in.remaining() > 0) s.accumulated.load(in);  // none in checkpoints before accum:K
   in.expectEnd("loop state");
   return s;

@@ -12,6 +12,7 @@
 
 #include "tetrad/core/bytes.h"
 #include "tetrad/sync/gradient_accumulator.h"
+#include "tetrad/sync/model_anchor.h"
 #include "tetrad/train/loop/rank_trainer_run.h"
 
 namespace tetrad::train {
@@ -22,7 +23,7 @@ struct LoopState {
   int64_t iteration = 0, global = 0, mixSteps = 0, lastEval = -1, skipped = 0;
   double lastTest = -1, lastConsensus = -1;
   RankResult result;
-  std::vector<float> anchor;
+  ModelAnchor anchor;
   GradientAccumulator accumulated;
 };
 

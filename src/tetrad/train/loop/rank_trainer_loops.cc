@@ -111,11 +111,9 @@ void RankTrainer::runCollective(Run& r) {
   // Gossip mixes models where the others average: D-PSGD mixes after every
   // step (adapt, then combine), local:H every H steps.
   const bool mixes = r.exchange->mixesModels();
-  std::vector<float>& anchor = r.anchor;  // checkpointed
+  ModelAnchor& anchor = r.anchor;  // checkpointed
   std::vector<float> change;
-  if (r.sync->averagesModels() && !mixes && anchor.empty()) {
-    anchor.assign(params.begin(), params.end());
-  }
+  if (r.sync->averagesModels() && !mixes && !anchor.holds()) anchor.reset(params);
   int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
     if (r.codecClock) r.codecClock->setIteration(iteration);
@@ -153,7 +151,8 @@ void RankTrainer::runCollective(Run& r) {
     }
     if (r.result.status != RunStatus::kFinished) break;
     if (skip) point = {false, false};
-    if (!skip) r.meter->addBatch(batch.loss, batch.correct, rankBatchOf(config_, world_.rank(), r.workers));
+    if (!skip)
+      r.meter->addBatch(batch.loss, batch.correct, rankBatchOf(config_, world_.rank(), r.workers));
     // The compressor on this gradient: at the first iteration and before
     // each evaluation (wall time only; the simulated clock does not move).
     const int64_t every = config_.given.evalEvery;
@@ -194,20 +193,18 @@ void RankTrainer::runCollective(Run& r) {
     } else if (point.averageModels) {
       // Local SGD: average the change since the last average, then move on.
       const double start = world_.now(), codecStart = r.meter->codecTime();
-      change.resize(params.size());
-      for (size_t i = 0; i < params.size(); ++i) change[i] = params[i] - anchor[i];
+      anchor.changeOf(params, change);
       for (size_t b = 0; b < r.buckets.size(); ++b) {
         r.exchange->average(
             ExchangeStream::kModelChange, b,
             std::span<float>(change).subspan(r.buckets[b].offset, r.buckets[b].count));
       }
-      for (size_t i = 0; i < params.size(); ++i) params[i] = anchor[i] + change[i];
-      std::copy(params.begin(), params.end(), anchor.begin());
+      anchor.applyAverage(params, change);
       r.meter->addCommSince(start, codecStart);
       r.timeline->add(TimelineTrack::kCommunication, "model average", "comm", start, world_.now(),
                       iteration);
-    } else if (!anchor.empty() && point.reduceGradients) {
-      std::copy(params.begin(), params.end(), anchor.begin());  // BSP phase of post-local
+    } else if (anchor.holds() && point.reduceGradients) {
+      anchor.reset(params);  // BSP phase of post-local
     }
     ++iteration;
     r.result.iterations = iteration;

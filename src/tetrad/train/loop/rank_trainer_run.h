@@ -8,6 +8,7 @@
 #include "tetrad/collectives/allreduce_auto.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/gradient_accumulator.h"
+#include "tetrad/sync/model_anchor.h"
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/checkpoint/checkpoint_writer.h"
@@ -79,7 +80,7 @@ struct RankTrainer::Run {
   // resizes of the run so far as a JSON array (checkpointed; summary.json).
   int resizedFrom = 0;
   std::string resizes = "[]";
-  std::vector<float> anchor;
+  ModelAnchor anchor;               // Local SGD's model after the last average
   GradientAccumulator accumulated;  // accum:K's micro-batches since the last step
   int64_t mixSteps = 0;
   // Rank 0 of a simulated collective run with a compressor: the compressor
