@@ -195,18 +195,23 @@ void writeProfile(const BenchFlags& flags) {
       "tetrad bench compressors --profile (median of {} timed calls after {} warm-up, at {} and "
       "{} elements), {}",
       flags.iters, flags.warmup, sizes[0], sizes[1], when);
-  std::vector<std::pair<std::string, std::string>> families;  // family, spec
+  // Each profile row: its key, the spec timed, and for the error-feedback
+  // row the inner compressor whose own work is subtracted.
+  struct Row {
+    std::string family, spec, inner;
+  };
+  std::vector<Row> rows;
   for (const CompressorInfo& info : registeredCompressors()) {
-    if (info.name != "none") families.push_back({info.name, info.example});
+    if (!makeCompressor(info.example)->isIdentity()) rows.push_back({info.name, info.example, ""});
   }
-  families.push_back({"ef", "topk:0.01,ef"});
-  for (const auto& [family, spec] : families) {
+  rows.push_back({"ef", "topk:0.01,ef", "topk:0.01"});
+  for (const auto& [family, spec, innerSpec] : rows) {
     std::fprintf(stderr, "[bench compressors] profile: %s\n", spec.c_str());
     const CompressorPtr compressor = makeCompressor(spec);
     CodecTimes small = timeEncodeDecode(*compressor, input, sizes[0], flags);
     CodecTimes large = timeEncodeDecode(*compressor, input, sizes[1], flags);
-    if (family == "ef") {  // error feedback's own work: minus the inner's
-      const CompressorPtr inner = makeCompressor("topk:0.01");
+    if (!innerSpec.empty()) {  // error feedback's own work: minus the inner's
+      const CompressorPtr inner = makeCompressor(innerSpec);
       const CodecTimes s0 = timeEncodeDecode(*inner, input, sizes[0], flags);
       const CodecTimes l0 = timeEncodeDecode(*inner, input, sizes[1], flags);
       small = {std::max(0.0, small.encode - s0.encode), 0};
@@ -218,7 +223,7 @@ void writeProfile(const BenchFlags& flags) {
         rate.encodeSecondsPerElement);
     fit(small.decode, large.decode, sizes[0], sizes[1], rate.decodeSecondsPerCall,
         rate.decodeSecondsPerElement);
-    if (family == "powersgd") {  // per unit of rank
+    if (compressor->codecWorkScalesWithFirstParameter()) {  // per unit of rank
       const double rank = params.positiveNumber(0, "rank");
       rate.scaleByFirstParameter = true;
       rate.encodeSecondsPerElement /= rank;

@@ -89,6 +89,12 @@ TEST(Registry, CompressorsDeclareWhatOtherLayersAsk) {
   EXPECT_NE(makeCompressor("sign")->theoryNote().find("ℓ1"), std::string::npos);
   EXPECT_NE(makeCompressor("gtopk:0.01")->theoryNote().find("local selection"), std::string::npos);
   EXPECT_EQ(makeCompressor("topk:0.01,ef")->theoryNote(), "");
+  // PowerSGD's codec work grows with its rank; nobody else's with a parameter.
+  for (const CompressorInfo& info : registeredCompressors()) {
+    EXPECT_EQ(makeCompressor(info.example)->codecWorkScalesWithFirstParameter(),
+              info.name == "powersgd")
+        << info.example;
+  }
 }
 
 TEST(Registry, BadSpecsAreOneLineInvalidArguments) {

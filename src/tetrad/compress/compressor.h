@@ -307,6 +307,10 @@ class Compressor {
   // local selection's), or, under kNotCovered, why there is none (signSGD).
   // Empty by default.
   virtual std::string theoryNote() const { return ""; }
+  // True when its encode and decode work is proportional to its first spec
+  // parameter (PowerSGD's rank r: r passes over the bucket); a codec
+  // profile then stores its cost per unit of it (model/codec_profile.h).
+  virtual bool codecWorkScalesWithFirstParameter() const { return false; }
 
  protected:
   // The hooks behind the public entry points of the same name. While one

@@ -48,6 +48,9 @@ class ErrorFeedback final : public Compressor {
   bool packetSizeDependsOnData() const override { return inner_->packetSizeDependsOnData(); }
   double ownMomentum() const override { return inner_->ownMomentum(); }
   std::string theoryNote() const override { return inner_->theoryNote(); }
+  bool codecWorkScalesWithFirstParameter() const override {
+    return inner_->codecWorkScalesWithFirstParameter();
+  }
 
   const Compressor& inner() const { return *inner_; }
 

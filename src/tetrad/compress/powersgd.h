@@ -89,6 +89,7 @@ class PowerSgd final : public Compressor {
   // Batched: the whole bucket as one square, shapes unused.
   ShapeUse shapeUse() const override { return batched_ ? ShapeUse::kFlat : ShapeUse::kLayout; }
   ProtocolShape protocolShape() const override { return ProtocolShape::kAllreduceRounds; }
+  bool codecWorkScalesWithFirstParameter() const override { return true; }
   // P with the raw floats of vectors, then Q; one all-reduce when nothing is a matrix.
   std::vector<size_t> allreduceRoundFloats(const CompressorState& state,
                                            size_t count) const override {

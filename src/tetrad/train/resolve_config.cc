@@ -105,8 +105,8 @@ SyncPolicyPtr resolveMethod(const TrainConfig& c, ResolvedConfig& r) {
   checkCombination(r.arch, *sync, *compress, *pullCompress, c.gossip);
   r.gossip = c.gossip;
   // Overlap needs a gradient exchange during every backward pass.
-  const bool reducesEveryStep = sync->mode() == SyncMode::kCollective &&
-                                !sync->averagesModels() && sync->microBatchesPerStep() == 1;
+  const bool reducesEveryStep = sync->mode() == SyncMode::kCollective && !sync->averagesModels() &&
+                                sync->microBatchesPerStep() == 1;
   TETRAD_CHECK(!scheduler->overlapsBackward() || reducesEveryStep, InvalidArgument,
                "--sched {} overlaps the gradient exchange with the backward pass: it needs --sync "
                "bsp (--sync {} does not exchange gradients in every backward pass; use --sched "
@@ -165,7 +165,9 @@ void resolveClusterAndCompute(const TrainConfig& c, ResolvedConfig& r) {
   }
   TETRAD_CHECK(c.workers == -1 || c.workers >= 1, InvalidArgument,
                "invalid --workers {}: need at least one worker", c.workers);
-  TETRAD_CHECK(!(r.arch.canonical == "allreduce:native" && !r.mpi), Unsupported,
+  const bool native =
+      r.arch.averagesByCollective && r.arch.allreduce == AllreduceAlgorithm::kNative;
+  TETRAD_CHECK(!(native && !r.mpi), Unsupported,
                "--arch allreduce:native needs --cluster mpi (the simulator has no native "
                "all-reduce)");
   TETRAD_CHECK(c.timeout > 0, InvalidArgument, "invalid --timeout {}: must be positive", c.timeout);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "tetrad/arch/registry.h"
 #include "tetrad/collectives/collective_cost.h"
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
@@ -36,9 +37,10 @@ void checkOptions(const TrainConfig& c) {
                "bench sched: --compute {}: the prediction needs a modelled compute time "
                "(fixed:DURATION or flops:GFLOPS)",
                c.compute);
-  TETRAD_CHECK(c.arch == "allreduce:ring", InvalidArgument,
-               "bench sched: --arch {}: the prediction models ring all-reduce (allreduce:ring)",
-               c.arch);
+  const ArchShape arch = describeArch(c.arch);
+  TETRAD_CHECK(
+      arch.averagesByCollective && arch.allreduce == AllreduceAlgorithm::kRing, InvalidArgument,
+      "bench sched: --arch {}: the prediction models ring all-reduce (allreduce:ring)", c.arch);
   TETRAD_CHECK(c.workers >= 2, InvalidArgument, "bench sched: --workers {}: at least 2", c.workers);
 }
 
