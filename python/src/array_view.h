@@ -15,6 +15,8 @@
 #include <span>
 #include <string>
 
+#include "tetrad/core/float16.h"
+
 namespace tetrad::python {
 
 inline void checkFloat32(const pybind11::array& array, const char* what) {
@@ -57,5 +59,12 @@ inline pybind11::array_t<float> ownedArray(std::vector<float>&& values) {
   return pybind11::array_t<float>({static_cast<pybind11::ssize_t>(owned->size())}, owned->data(),
                                   free);
 }
+
+// 16-bit buffers (bind_precision.cc): "fp16" or "bf16" (ValueError naming
+// `what` otherwise), and a flat, contiguous buffer of 2-byte items as bytes
+// (TypeError / ValueError otherwise).
+HalfFormat parseHalfFormat(const std::string& name, const char* what);
+std::span<std::byte> halfBytes(const pybind11::buffer& buffer, pybind11::buffer_info& info,
+                               bool writable, const char* what);
 
 }  // namespace tetrad::python

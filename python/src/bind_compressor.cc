@@ -10,6 +10,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "array_view.h"
 #include "bindings.h"
@@ -134,6 +135,13 @@ void bindCompressor(py::module_& m) {
       .def_property_readonly("summable_wire",
                              [](const Compressor& c) { return toString(c.summableWire()); })
       .def_property_readonly("is_identity", &Compressor::isIdentity)
+      .def_property_readonly("reads_half_input", &Compressor::readsHalfInput,
+                             "encode_half reads 16-bit values in the compressor's own first "
+                             "pass (error feedback, DGC without clipping); otherwise it widens "
+                             "first.")
+      .def_property_readonly("is_plain_cast", &Compressor::isPlainCast,
+                             "fp16 and bf16: a bucket already in summable_wire's precision "
+                             "may be all-reduced as it is.")
       .def_property_readonly(
           "shape_use", [](const Compressor& c) { return shapeUseName(c.shapeUse()); },
           "What a bucket must carry: 'flat' (nothing), 'layout' (the shapes of its tensors) or "
@@ -152,6 +160,41 @@ void bindCompressor(py::module_& m) {
             return py::bytes(reinterpret_cast<const char*>(packet.bytes.data()), packet.size());
           },
           py::arg("input"), py::arg("state"))
+      .def(
+          "encode_half",
+          [](const Compressor& c, const py::buffer& input, const std::string& format,
+             CompressorState& state, std::optional<py::array> scratch) {
+            py::buffer_info info;
+            HalfInput in{halfBytes(input, info, false, "encode_half: input"),
+                         parseHalfFormat(format, "encode_half")};
+            if (scratch) in.scratch = mutableFloats(*scratch, "encode_half: scratch");
+            Packet packet;
+            {
+              py::gil_scoped_release nogil;
+              packet = c.encode(in, state);
+            }
+            return py::bytes(reinterpret_cast<const char*>(packet.bytes.data()), packet.size());
+          },
+          py::arg("input"), py::arg("format"), py::arg("state"), py::arg("scratch") = py::none(),
+          "encode() of a float16 ('fp16') or bfloat16 ('bf16') buffer viewed as int16: bit for "
+          "bit encode() of its float32 values. scratch: a float32 array of as many elements, "
+          "where a compressor that does not read 16-bit values itself widens them.")
+      .def(
+          "encode_summable_half",
+          [](const Compressor& c, const py::buffer& input, const std::string& format,
+             CompressorState& state, std::optional<py::array> scratch) {
+            py::buffer_info info;
+            HalfInput in{halfBytes(input, info, false, "encode_summable_half: input"),
+                         parseHalfFormat(format, "encode_summable_half")};
+            if (scratch) in.scratch = mutableFloats(*scratch, "encode_summable_half: scratch");
+            std::vector<float> values;
+            {
+              py::gil_scoped_release nogil;
+              values = c.encodeSummable(in, state);
+            }
+            return ownedArray(std::move(values));
+          },
+          py::arg("input"), py::arg("format"), py::arg("state"), py::arg("scratch") = py::none())
       .def(
           "decode_add",
           [](const Compressor& c, const py::buffer& packet, py::array& out) {

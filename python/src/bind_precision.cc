@@ -38,16 +38,17 @@ namespace py = pybind11;
 namespace tetrad::python {
 namespace {
 
-enum class Format { kFp16, kBf16 };
+using Format = HalfFormat;
 
-Format parseFormat(const std::string& name, const char* what) {
+}  // namespace
+
+Format parseHalfFormat(const std::string& name, const char* what) {
   if (name == "fp16") return Format::kFp16;
   if (name == "bf16") return Format::kBf16;
   throw py::value_error(std::string(what) + ": format must be 'fp16' or 'bf16', got '" + name +
                         "'");
 }
 
-// A flat, contiguous buffer of 2-byte items, as raw bytes.
 std::span<std::byte> halfBytes(const py::buffer& buffer, py::buffer_info& info, bool writable,
                                const char* what) {
   info = buffer.request(writable);
@@ -63,24 +64,14 @@ std::span<std::byte> halfBytes(const py::buffer& buffer, py::buffer_info& info, 
   return {static_cast<std::byte*>(info.ptr), static_cast<size_t>(info.size) * 2};
 }
 
-// True when none of the 16-bit values is inf or NaN (exponent all ones).
+namespace {
+
 bool allFinite(const std::byte* bytes, size_t count, Format format) {
-  const uint16_t mask = format == Format::kFp16 ? 0x7c00 : 0x7f80;
-  uint16_t any = 0;  // OR of "exponent all ones" over the values: vectorises
-  for (size_t i = 0; i < count; ++i) {
-    uint16_t value;
-    std::memcpy(&value, bytes + 2 * i, 2);
-    any |= static_cast<uint16_t>((value & mask) == mask);
-  }
-  return any == 0;
+  return halfValuesFinite(format, bytes, count);
 }
 
 void toFloats(const std::byte* in, std::span<float> out, Format format) {
-  if (format == Format::kFp16) {
-    halfToFloats(in, out);
-  } else {
-    bf16ToFloats(in, out);
-  }
+  widenHalf(format, in, out);
 }
 
 void fromFloats(std::span<const float> in, std::byte* out, Format format) {
@@ -95,7 +86,7 @@ void fromFloats(std::span<const float> in, std::byte* out, Format format) {
 constexpr size_t kChunk = 4096;
 
 bool widen(const py::buffer& source, const std::string& formatName, py::array& out) {
-  const Format format = parseFormat(formatName, "widen");
+  const Format format = parseHalfFormat(formatName, "widen");
   py::buffer_info info;
   std::span<std::byte> in = halfBytes(source, info, false, "widen: src");
   std::span<float> wide = mutableFloats(out, "widen: out");
@@ -113,8 +104,9 @@ bool widen(const py::buffer& source, const std::string& formatName, py::array& o
   return finite;
 }
 
-void narrow(const py::array& source, const std::string& formatName, const py::buffer& target) {
-  const Format format = parseFormat(formatName, "narrow");
+void narrow(const py::array& source, const std::string& formatName, const py::buffer& target,
+            float divisor) {
+  const Format format = parseHalfFormat(formatName, "narrow");
   std::span<const float> wide = constFloats(source, "narrow: src");
   py::buffer_info info;
   std::span<std::byte> out = halfBytes(target, info, true, "narrow: out");
@@ -122,28 +114,45 @@ void narrow(const py::array& source, const std::string& formatName, const py::bu
     throw py::value_error("narrow: src has " + std::to_string(wide.size()) + " elements, out " +
                           std::to_string(out.size() / 2));
   }
+  if (!(divisor > 0)) throw py::value_error("narrow: divisor must be > 0");
   py::gil_scoped_release nogil;
-  fromFloats(wide, out.data(), format);
+  if (divisor == 1.0f) {
+    fromFloats(wide, out.data(), format);
+    return;
+  }
+  // The average's division folded into the narrowing pass: fmt(src / d),
+  // the same two roundings as dividing the float32 array first.
+  float chunk[kChunk];
+  for (size_t begin = 0; begin < wide.size(); begin += kChunk) {
+    const size_t n = std::min(kChunk, wide.size() - begin);
+    for (size_t i = 0; i < n; ++i) chunk[i] = wide[begin + i] / divisor;
+    fromFloats(std::span<const float>(chunk, n), out.data() + 2 * begin, format);
+  }
 }
 
-bool divideHalf(const py::buffer& target, const std::string& formatName, float divisor) {
-  const Format format = parseFormat(formatName, "divide_half");
+bool halfFinite(const py::buffer& source, const std::string& formatName) {
+  const Format format = parseHalfFormat(formatName, "half_finite");
+  py::buffer_info info;
+  std::span<std::byte> in = halfBytes(source, info, false, "half_finite: src");
+  py::gil_scoped_release nogil;
+  return allFinite(in.data(), in.size() / 2, format);
+}
+
+void divideHalf(const py::buffer& target, const std::string& formatName, float divisor) {
+  const Format format = parseHalfFormat(formatName, "divide_half");
   py::buffer_info info;
   std::span<std::byte> bytes = halfBytes(target, info, true, "divide_half: buf");
   const size_t count = bytes.size() / 2;
   py::gil_scoped_release nogil;
-  bool finite = true;
   float chunk[kChunk];
   for (size_t begin = 0; begin < count; begin += kChunk) {
     const size_t n = std::min(kChunk, count - begin);
     std::byte* at = bytes.data() + 2 * begin;
-    finite &= allFinite(at, n, format);
     std::span<float> values(chunk, n);
     toFloats(at, values, format);
     for (float& v : values) v /= divisor;  // as torch's div_: one rounding
     fromFloats(values, at, format);
   }
-  return finite;
 }
 
 }  // namespace
@@ -153,10 +162,14 @@ void bindPrecision(py::module_& m) {
         "out = float32(src) for a float16 ('fp16') or bfloat16 ('bf16') buffer of 2-byte "
         "items; True when every value is finite.");
   m.def("narrow", &narrow, py::arg("src"), py::arg("format"), py::arg("out"),
-        "out = fp16 or bf16 of the float32 array src, rounded to nearest even.");
+        py::arg("divisor") = 1.0f,
+        "out = fp16 or bf16 of the float32 array src / divisor (the division in float32), "
+        "rounded to nearest even.");
+  m.def("half_finite", &halfFinite, py::arg("src"), py::arg("format"),
+        "True when no value of the float16 ('fp16') or bfloat16 ('bf16') buffer is inf or NaN.");
   m.def("divide_half", &divideHalf, py::arg("buf"), py::arg("format"), py::arg("divisor"),
         "buf /= divisor in place on a float16 or bfloat16 buffer (computed in float32, rounded "
-        "once); True when every value was finite.");
+        "once).");
 }
 
 }  // namespace tetrad::python

@@ -3,8 +3,8 @@
 // What it offers (docs/python.md): Compressor and CompressorState
 // (bind_compressor.cc), a Transport over torch.distributed and tetrad's own
 // aggregate() (bind_transport.cc), gossip topologies (bind_topology.cc)
-// and the D-PSGD and CHOCO gossip steps over that Transport (bind_gossip.cc). tetrad's errors become Python exceptions
-// derived from tetrad.Error: InvalidArgument is also a ValueError,
+// and the D-PSGD and CHOCO gossip steps over that Transport (bind_gossip.cc). tetrad's errors
+// become Python exceptions derived from tetrad.Error: InvalidArgument is also a ValueError,
 // Unsupported a NotImplementedError; TimeoutError, ProtocolError and
 // TransportError are RuntimeErrors.
 #include <pybind11/pybind11.h>

@@ -61,10 +61,18 @@ def scratch_buffer(scratch, name, numel, dtype):
     return buffer
 
 
-def allreduce(hook, tensor, state, scratch):
+def allreduce(hook, tensor, state, scratch, source=None, average=True):
+    """source: None (encode `tensor`) or (int16 view, 'fp16'|'bf16') of a half bucket whose
+    values are encoded as they are read; `tensor` then only receives the result. average
+    False leaves the sum (the caller divides)."""
     p, compressor = hook.world_size, hook.compressor
     start = time.perf_counter()
-    if compressor.is_identity:
+    if source is not None:
+        wire = torch.from_numpy(compressor.encode_summable_half(source[0], source[1], state,
+                                                                     tensor.numpy()))
+        if compressor.summable_wire == "fp16":
+            wire = scratch_buffer(scratch, "fp16", wire.numel(), torch.float16).copy_(wire)
+    elif compressor.is_identity:
         # Zero-copy like aggregate(): the bucket itself is all-reduced; the
         # aggregation still consumes a step.
         state.step += 1
@@ -87,17 +95,41 @@ def allreduce(hook, tensor, state, scratch):
             if wire.dtype != torch.float32:
                 summed = scratch_buffer(scratch, "fp32", wire.numel(), torch.float32).copy_(wire)
             compressor.expand_summed(summed.numpy(), state, out)
-        _tetrad.finish_reduction(out, p, True)
+        _tetrad.finish_reduction(out, p, average)
         hook.count(decode_s=time.perf_counter() - begin)
         return tensor
 
     return work.get_future().then(finish)
 
 
-def allgather(hook, tensor, state):
+def allreduce_as_is(hook, tensor, state, fmt):
+    """A plain cast (fp16) on a bucket of its own precision: the encoded path would send
+    the bucket's own values, so the bucket itself is summed and then divided in place,
+    the same bits as encode -> all-reduce -> expand -> average -> narrow. The step the
+    encode would consume is consumed."""
+    p = hook.world_size
+    state.step += 1
+    hook.count(bytes_sent=ring_allreduce_bytes(2 * tensor.numel(), p))
+    work = dist.all_reduce(tensor, group=hook.group, async_op=True)
+
+    def finish(_):
+        begin = time.perf_counter()
+        if p > 1:
+            _tetrad.divide_half(tensor.view(torch.int16).numpy(), fmt, float(p))
+        hook.count(decode_s=time.perf_counter() - begin)
+        return tensor
+
+    return work.get_future().then(finish)
+
+
+def allgather(hook, tensor, state, source=None, average=True):
+    """source and average: as allreduce's."""
     p, compressor, group = hook.world_size, hook.compressor, hook.group
     start = time.perf_counter()
-    packet = compressor.encode(tensor.numpy(), state)
+    if source is None:
+        packet = compressor.encode(tensor.numpy(), state)
+    else:
+        packet = compressor.encode_half(source[0], source[1], state, tensor.numpy())
     encoded = time.perf_counter()
     # Lengths first (packets of threshold, dgc and qsgd:S:elias vary).
     length = torch.tensor([len(packet)], dtype=torch.int64)
@@ -114,22 +146,23 @@ def allgather(hook, tensor, state):
     def finish(_):
         begin = time.perf_counter()
         packets = [g.numpy()[:n] for g, n in zip(gathered, sizes)]
-        compressor.decode_sum(packets, tensor.numpy(), True)
+        compressor.decode_sum(packets, tensor.numpy(), average)
         hook.count(decode_s=time.perf_counter() - begin)
         return tensor
 
     return work.get_future().then(finish)
 
 
-def over_tetrad(hook, tensor, segments):
-    """tetrad's aggregate() over the torch.distributed Transport, one call per segment."""
+def over_tetrad(hook, tensor, segments, average=True):
+    """tetrad's aggregate() over the torch.distributed Transport, one call per segment
+    (average False: the sum, for a caller that divides)."""
     transport = hook.transport
     sent, messages = transport.bytes_sent, transport.messages_sent
     start = time.perf_counter()
     flat = tensor.numpy()
     for offset, count, state in segments:
         _tetrad.aggregate(transport, hook.compressor, flat[offset:offset + count], state,
-                          tag=hook.tag, average=True, allreduce="ring")
+                          tag=hook.tag, average=average, allreduce="ring")
     # Payload bytes plus the endpoint's 8-byte length per message.
     framed = (transport.bytes_sent - sent) + 8 * (transport.messages_sent - messages)
     hook.count(protocol_s=time.perf_counter() - start, bytes_sent=framed)

@@ -6,7 +6,7 @@
 # module never converts: another dtype raises TypeError, a strided array
 # ValueError); "out" arrays are written in place. Packets are any flat
 # contiguous buffer (bytes, bytearray, memoryview, a uint8 array).
-from typing import Any, Literal, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -60,6 +60,14 @@ class Compressor:
     @property
     def is_identity(self) -> bool: ...
     @property
+    def reads_half_input(self) -> bool:
+        """encode_half reads 16-bit values in the compressor's own first pass
+        (error feedback, DGC without clipping); otherwise it widens first."""
+    @property
+    def is_plain_cast(self) -> bool:
+        """fp16 and bf16: a bucket already in summable_wire's precision may be
+        all-reduced as it is."""
+    @property
     def shape_use(self) -> Literal["flat", "layout", "one_tensor"]:
         """What a bucket must carry: 'flat' (nothing), 'layout' (the shapes of
         its tensors) or 'one_tensor' (one tensor per state, with its shape)."""
@@ -72,6 +80,14 @@ class Compressor:
         """Zeroes out, adds every rank's packet in rank order, averages:
         aggregate()'s gather path."""
     def encode_summable(self, input: _Floats, state: CompressorState) -> _Floats: ...
+    def encode_half(self, input: _Halves, format: str, state: CompressorState,
+                    scratch: Optional[_Floats] = None) -> bytes:
+        """encode() of a float16 ('fp16') or bfloat16 ('bf16') buffer viewed as
+        int16: bit for bit encode() of its float32 values. scratch: a float32
+        array of as many elements, where a compressor that does not read 16-bit
+        values itself widens them."""
+    def encode_summable_half(self, input: _Halves, format: str, state: CompressorState,
+                             scratch: Optional[_Floats] = None) -> _Floats: ...
     def expand_summed(self, summed: _Floats, state: CompressorState, out: _Floats) -> None: ...
     def residual(self, state: CompressorState) -> _Floats:
         """The error-feedback residual the state carries (empty if none)."""
@@ -87,12 +103,16 @@ def widen(src: _Halves, format: str, out: _Floats) -> bool:
     of 2-byte items (tensor.view(torch.int16).numpy()); True when every value
     is finite."""
 
-def narrow(src: _Floats, format: str, out: _Halves) -> None:
-    """out = fp16 or bf16 of the float32 array src, rounded to nearest even."""
+def narrow(src: _Floats, format: str, out: _Halves, divisor: float = 1.0) -> None:
+    """out = fp16 or bf16 of the float32 array src / divisor (the division in
+    float32), rounded to nearest even."""
 
-def divide_half(buf: _Halves, format: str, divisor: float) -> bool:
+def half_finite(src: _Halves, format: str) -> bool:
+    """True when no value of the float16 or bfloat16 buffer is inf or NaN."""
+
+def divide_half(buf: _Halves, format: str, divisor: float) -> None:
     """buf /= divisor in place on a float16 or bfloat16 buffer (computed in
-    float32, rounded once); True when every value was finite."""
+    float32, rounded once)."""
 
 class Transport:
     """A tetrad Transport over a Python endpoint (tetrad._dist_endpoint.

@@ -164,10 +164,9 @@ class HookState:
 
     def reduce(self, tensor, key, shapes):
         """Average a flat CPU tensor (float32, float16 or bfloat16) across the group; a
-        Future of it. Half-precision buckets are reduced through a float32 copy (the
-        compressor's residual stays float32; _tetrad.widen / narrow convert) and written
-        back; the identity compressor all-reduces a float16 bucket as it is, divided first
-        as DDP's default hook does (_tetrad.divide_half)."""
+        Future of it. Half-precision buckets: see _reduce_half; the identity compressor
+        all-reduces a float16 bucket as it is, divided first as DDP's default hook does
+        (_tetrad.divide_half)."""
         if tensor.dtype != torch.float32 and tensor.dtype not in _HALF:
             raise TypeError(f"tetrad comm hook: bucket '{key}' holds {tensor.dtype}; tetrad's "
                             "hook reduces float32, float16 and bfloat16 gradients")
@@ -185,27 +184,62 @@ class HookState:
         scratch = self._scratch.setdefault(key, {})
         if tensor.dtype == torch.float16 and self.compressor.is_identity:
             # DDP's default hook: divide, then all-reduce the float16 bucket itself.
-            _tetrad.divide_half(_as_int16(tensor), "fp16", float(self.world_size))
+            if self.world_size > 1:
+                _tetrad.divide_half(_as_int16(tensor), "fp16", float(self.world_size))
             self.count(bytes_sent=_exchange.ring_allreduce_bytes(2 * tensor.numel(),
                                                                  self.world_size))
             work = dist.all_reduce(tensor, group=self.group, async_op=True)
             return work.get_future().then(lambda _: tensor)
-        wide, finite = tensor, None
-        if tensor.dtype != torch.float32:
-            # Compressors and residuals stay float32: widen into a kept copy (C++,
-            # F16C; finiteness read from the 16-bit exponents on the way).
-            wide = _exchange.scratch_buffer(scratch, "half_input", tensor.numel(), torch.float32)
-            finite = _tetrad.widen(_as_int16(tensor), _HALF_FORMAT[tensor.dtype], wide.numpy())
-        if self.check_finite and self._any_rank_nonfinite(wide, finite):
-            self.count(skipped=1)
-            return _exchange.completed(tensor.fill_(float("nan")))
-        reduced = self._reduce_float32(wide, key, segments)
-        if wide is tensor:
-            return reduced
-        fmt = _HALF_FORMAT[tensor.dtype]
+        fmt = _HALF_FORMAT.get(tensor.dtype)
+        if fmt is None:
+            if self.check_finite and self._any_rank_nonfinite(tensor):
+                return self._skip(tensor)
+            return self._reduce_float32(tensor, key, segments)
+        return self._reduce_half(tensor, fmt, key, segments, scratch)
+
+    def _skip(self, tensor):
+        self.count(skipped=1)
+        return _exchange.completed(tensor.fill_(float("nan")))
+
+    def _reduce_half(self, tensor, fmt, key, segments, scratch):
+        """A float16 or bfloat16 bucket. Compressors and residuals stay float32; the result
+        is decoded into a float32 buffer kept per bucket and narrowed back once, with the
+        average's division folded into that pass. How the 16-bit values are read:
+        - a compressor that reads them in its own first pass (reads_half_input: error
+          feedback into its residual, DGC into its momentum) gets the bucket as it is
+          (encode_half / encode_summable_half); finiteness is read from the exponents;
+        - a plain cast of the bucket's own precision (fp16 on a float16 bucket) all-reduces
+          the bucket itself: the encoded path would send the same values;
+        - every other one (and tetrad's own protocols) reads a float32 copy, widened once
+          into the output buffer with the finiteness check on the way."""
+        half, c = _as_int16(tensor), self.compressor
+        state = segments[0][2]
+        plain = c.is_plain_cast and c.summable_wire == fmt and self.path == "allreduce"
+        direct = plain or (c.reads_half_input and self.path in ("allreduce", "allgather"))
+        wide = _exchange.scratch_buffer(scratch, "half_output", tensor.numel(), torch.float32)
+        if direct:
+            finite = _tetrad.half_finite(half, fmt) if self.check_finite else True
+        else:
+            finite = _tetrad.widen(half, fmt, wide.numpy())
+        if self.check_finite and self._any_rank_nonfinite(tensor, finite):
+            return self._skip(tensor)
+        if plain:
+            return _exchange.allreduce_as_is(self, tensor, state, fmt)
+        source = (half, fmt) if direct else None
+        divisor = float(self.world_size)
+        if c.is_identity:
+            divisor = 1.0
+            reduced = self._reduce_float32(wide, key, segments)
+        elif self.path == "tetrad":
+            reduced = _exchange.over_tetrad(self, wide, segments, average=False)
+        elif self.path == "allreduce":
+            reduced = _exchange.allreduce(self, wide, state, scratch, source=source,
+                                          average=False)
+        else:
+            reduced = _exchange.allgather(self, wide, state, source=source, average=False)
 
         def narrow(future):
-            _tetrad.narrow(future.value().numpy(), fmt, _as_int16(tensor))
+            _tetrad.narrow(future.value().numpy(), fmt, half, divisor)
             return tensor
 
         return reduced.then(narrow)

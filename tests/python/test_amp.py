@@ -156,7 +156,7 @@ def test_the_conversions_equal_torch_on_every_16_bit_value(dtype_name, fmt):
     same = (out.view(torch.int16) == reference.view(torch.int16)) | (out.isnan() & reference.isnan())
     assert bool(same.all())
     halves = finite.clone()
-    assert _tetrad.divide_half(halves.view(torch.int16).numpy(), fmt, 3.0)
+    _tetrad.divide_half(halves.view(torch.int16).numpy(), fmt, 3.0)
     assert torch.equal(halves.view(torch.int16), finite.div(3).view(torch.int16))
 
 

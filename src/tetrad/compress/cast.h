@@ -21,14 +21,13 @@
 
 namespace tetrad {
 
-enum class HalfFormat { kFp16, kBf16 };
-
 class HalfCompressor final : public Compressor {
  public:
   explicit HalfCompressor(HalfFormat format) : format_(format) {}
   std::string spec() const override { return format_ == HalfFormat::kFp16 ? "fp16" : "bf16"; }
   Aggregation aggregation() const override { return Aggregation::kSummable; }
   Theory theory() const override { return Theory::kExact; }
+  bool isPlainCast() const override { return true; }
   WirePrecision summableWire() const override;
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   double bitsPerElement(size_t count) const override;

@@ -224,6 +224,57 @@ std::vector<float> Compressor::encodeSummable(std::span<const float> input,
   return values;
 }
 
+namespace {
+
+void checkHalfInput(const Compressor& compressor, HalfInput input, const CompressorState& state) {
+  TETRAD_CHECK(input.bytes.size() % 2 == 0, InvalidArgument,
+               "compressor '{}': 16-bit input of {} bytes is not a whole number of values (rank "
+               "{})",
+               compressor.spec(), input.bytes.size(), state.rank);
+}
+
+}  // namespace
+
+Packet Compressor::encode(HalfInput input, CompressorState& state) const {
+  checkHalfInput(*this, input, state);
+  Packet packet = encodeHalfStep(input, state);
+  ++state.step;
+  return packet;
+}
+
+std::vector<float> Compressor::encodeSummable(HalfInput input, CompressorState& state) const {
+  checkHalfInput(*this, input, state);
+  std::vector<float> values = encodeSummableHalfStep(input, state);
+  ++state.step;
+  return values;
+}
+
+namespace {
+
+// The defaults' widened copy: the caller's scratch, else one kept per
+// thread, so that a bucket's every call does not pay fresh pages.
+std::span<const float> widenedScratch(HalfInput input) {
+  std::span<float> wide = input.scratch;
+  if (wide.size() != input.size()) {
+    thread_local std::vector<float> scratch;
+    if (scratch.size() < input.size()) scratch.resize(input.size());
+    wide = std::span<float>(scratch.data(), input.size());
+  }
+  widenHalf(input.format, input.bytes.data(), wide);
+  return wide;
+}
+
+}  // namespace
+
+Packet Compressor::encodeHalfStep(HalfInput input, CompressorState& state) const {
+  return encodeStep(widenedScratch(input), state);
+}
+
+std::vector<float> Compressor::encodeSummableHalfStep(HalfInput input,
+                                                      CompressorState& state) const {
+  return encodeSummableStep(widenedScratch(input), state);
+}
+
 void Compressor::aggregateCustom(Transport& transport, std::span<float> gradient,
                                  CompressorState& state, const ProtocolOptions& protocol) const {
   aggregateCustomStep(transport, gradient, state, protocol);

@@ -50,6 +50,7 @@
 #include "tetrad/collectives/collective_options.h"
 #include "tetrad/compress/codec_clock.h"
 #include "tetrad/core/bytes.h"
+#include "tetrad/core/float16.h"
 #include "tetrad/transport/transport.h"
 
 namespace tetrad {
@@ -172,6 +173,20 @@ inline void recyclePacket(Packet&& packet, CompressorState& state) {
   if (packet.bytes.capacity() > state.spare.capacity()) state.spare = std::move(packet.bytes);
 }
 
+// A tensor of 16-bit floats (a mixed-precision bucket: fp16 or bf16, 2 bytes
+// per element in the machine's order, possibly unaligned), handed to a
+// compressor as it is. The compressor's state stays float32. `scratch`, when
+// it has size() floats, is where a compressor that does not read 16-bit
+// values itself widens them (the caller's own float32 buffer, for example the
+// one it decodes into next, so that one buffer stays in cache); otherwise a
+// per-thread buffer is used.
+struct HalfInput {
+  ConstBytes bytes;
+  HalfFormat format = HalfFormat::kFp16;
+  std::span<float> scratch = {};
+  size_t size() const { return bytes.size() / 2; }
+};
+
 class Compressor {
  public:
   virtual ~Compressor() = default;
@@ -239,6 +254,17 @@ class Compressor {
   // decode(encode(input)) as n floats, and a copy. Random-k overrides both
   // hooks so that only its k values travel.
   std::vector<float> encodeSummable(std::span<const float> input, CompressorState& state) const;
+  // The same two steps on 16-bit input: bit for bit encode(x) and
+  // encodeSummable(x) of x = float32(input), with the same state changes.
+  // Compressors whose first pass adds the input into a float32 buffer of
+  // their state (error feedback's residual, DGC's momentum) read the 16-bit
+  // values in that pass; the others widen into a per-thread scratch first.
+  Packet encode(HalfInput input, CompressorState& state) const;
+  std::vector<float> encodeSummable(HalfInput input, CompressorState& state) const;
+  // True when encode(HalfInput) reads the 16-bit values in the compressor's
+  // own first pass (no widened copy), so that a caller holding 16-bit input
+  // should hand it over as it is; false when it would widen first anyway.
+  virtual bool readsHalfInput() const { return false; }
   void expandSummed(std::span<const float> summed, const CompressorState& state,
                     std::span<float> output) const;
   // The error-feedback residual e that `state` carries into the next encode
@@ -262,6 +288,11 @@ class Compressor {
   // the gradient in place, without encoding into a copy (the aggregation
   // still consumes a step).
   virtual bool isIdentity() const { return false; }
+  // True for the plain casts (fp16, bf16): encodeSummable(x) is x rounded to
+  // summableWire()'s precision and expandSummed() a copy, so a tensor already
+  // in that precision can be all-reduced as it is (the Python hook on a
+  // float16 bucket) with the result of the encoded path.
+  virtual bool isPlainCast() const { return false; }
   // kSummable only: the element type of the messages of that all-reduce
   // (collectives/collective_options.h). kFloat32 (the default) sends the
   // summable floats as they are; fp16 and bf16 return kFloat16 / kBFloat16,
@@ -321,6 +352,11 @@ class Compressor {
   // Default (aggregate.cc): decode(encodeStep(input)) as n floats.
   virtual std::vector<float> encodeSummableStep(std::span<const float> input,
                                                 CompressorState& state) const;
+  // The 16-bit hooks behind encode(HalfInput) and encodeSummable(HalfInput).
+  // Defaults (compressor.cc): widen into a per-thread scratch, then the
+  // float32 hook.
+  virtual Packet encodeHalfStep(HalfInput input, CompressorState& state) const;
+  virtual std::vector<float> encodeSummableHalfStep(HalfInput input, CompressorState& state) const;
   // Default (compressor.cc): throws Unsupported.
   virtual void aggregateCustomStep(Transport& transport, std::span<float> gradient,
                                    CompressorState& state, const ProtocolOptions& protocol) const;

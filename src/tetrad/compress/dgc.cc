@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "tetrad/compress/sparse_packet.h"
@@ -50,6 +51,23 @@ std::vector<Compressor::WarmupPhase> Dgc::warmupPhases() const {
   return phases;
 }
 
+namespace {
+
+// u = m·u + scale·x and v += u on elements [offset, offset + x.size()). One
+// compiled body for both encodes, so that they contract to FMAs alike.
+[[gnu::noinline]] void accumulateMomentum(std::span<const float> x, size_t offset, float m,
+                                          float scale, std::vector<float>& u,
+                                          std::vector<float>& v) {
+  float* __restrict uu = u.data() + offset;
+  float* __restrict vv = v.data() + offset;
+  for (size_t i = 0; i < x.size(); ++i) {
+    uu[i] = m * uu[i] + scale * x[i];
+    vv[i] += uu[i];
+  }
+}
+
+}  // namespace
+
 Packet Dgc::encodeStep(std::span<const float> input, CompressorState& state) const {
   const size_t n = input.size();
   std::vector<float>& u = state.buffer("momentum", n);
@@ -59,11 +77,31 @@ Packet Dgc::encodeStep(std::span<const float> input, CompressorState& state) con
     const double norm = std::sqrt(vmath::sumSquares(input));
     if (norm > options_.clipNorm) scale = static_cast<float>(options_.clipNorm / norm);
   }
-  const float m = static_cast<float>(options_.momentum);
-  for (size_t i = 0; i < n; ++i) {
-    u[i] = m * u[i] + scale * input[i];
-    v[i] += u[i];
+  accumulateMomentum(input, 0, static_cast<float>(options_.momentum), scale, u, v);
+  return selectAndMask(u, v, state);
+}
+
+// Without clipping, the 16-bit input is widened a cache-sized chunk at a time
+// inside the momentum pass; with it, the norm needs the whole tensor first
+// (and the chunked sum would round differently), so the default widens.
+Packet Dgc::encodeHalfStep(HalfInput input, CompressorState& state) const {
+  if (options_.clipNorm > 0) return Compressor::encodeHalfStep(input, state);
+  const size_t n = input.size();
+  std::vector<float>& u = state.buffer("momentum", n);
+  std::vector<float>& v = state.buffer("accumulation", n);
+  constexpr size_t kChunk = 2048;
+  float chunk[kChunk];
+  for (size_t begin = 0; begin < n; begin += kChunk) {
+    std::span<float> x(chunk, std::min(kChunk, n - begin));
+    widenHalf(input.format, input.bytes.data() + 2 * begin, x);
+    accumulateMomentum(x, begin, static_cast<float>(options_.momentum), 1.0f, u, v);
   }
+  return selectAndMask(u, v, state);
+}
+
+Packet Dgc::selectAndMask(std::vector<float>& u, std::vector<float>& v,
+                          CompressorState& state) const {
+  const size_t n = v.size();
   thread_local std::vector<uint32_t> indices;
   selectTopK(v, keptCount(n, densityAt(state.step)), options_.method, indices);
   Packet packet = writeSparsePacket(PacketKind::kDgc, v, indices);

@@ -47,6 +47,8 @@ class Dgc final : public Compressor {
   Aggregation aggregation() const override { return Aggregation::kGather; }
   Theory theory() const override { return Theory::kErrorFeedback; }
   double ownMomentum() const override { return options_.momentum; }
+  // Without clipping, encode(HalfInput) widens inside the momentum pass.
+  bool readsHalfInput() const override { return options_.clipNorm == 0; }
   void decodeAdd(ConstBytes packet, std::span<float> output) const override;
   // At the final density R (after warm-up).
   double bitsPerElement(size_t count) const override;
@@ -59,8 +61,11 @@ class Dgc final : public Compressor {
 
  protected:
   Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
+  Packet encodeHalfStep(HalfInput input, CompressorState& state) const override;
 
  private:
+  // Top-k of v into the packet, then u and v zeroed where it was sent.
+  Packet selectAndMask(std::vector<float>& u, std::vector<float>& v, CompressorState& state) const;
   DgcOptions options_;
 };
 

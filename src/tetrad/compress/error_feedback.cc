@@ -22,6 +22,12 @@ std::vector<float>& addResidual(std::span<const float> input, CompressorState& s
   return residual;
 }
 
+std::vector<float>& addResidual(HalfInput input, CompressorState& state) {
+  std::vector<float>& residual = state.buffer(kResidualBuffer, input.size());
+  addWidenedHalf(input.format, input.bytes.data(), residual);
+  return residual;
+}
+
 // e holds p; leaves e = p - decode(packet), without a scratch tensor.
 void subtractDecoded(const Compressor& inner, ConstBytes packet, std::span<float> residual) {
   negate(residual);                   // -p
@@ -36,7 +42,15 @@ ErrorFeedback::ErrorFeedback(CompressorPtr inner) : inner_(std::move(inner)) {
 }
 
 Packet ErrorFeedback::encodeStep(std::span<const float> input, CompressorState& state) const {
-  std::vector<float>& residual = addResidual(input, state);
+  return packetFromResidual(addResidual(input, state), state);
+}
+
+Packet ErrorFeedback::encodeHalfStep(HalfInput input, CompressorState& state) const {
+  return packetFromResidual(addResidual(input, state), state);
+}
+
+Packet ErrorFeedback::packetFromResidual(std::vector<float>& residual,
+                                         CompressorState& state) const {
   Packet packet = encodeStepOf(*inner_, residual, state);
   subtractDecoded(*inner_, packet.bytes, residual);
   return packet;
@@ -63,7 +77,16 @@ void ErrorFeedback::aggregateCustomStep(Transport& transport, std::span<float> g
 
 std::vector<float> ErrorFeedback::encodeSummableStep(std::span<const float> input,
                                                      CompressorState& state) const {
-  std::vector<float>& residual = addResidual(input, state);
+  return summableFromResidual(addResidual(input, state), state);
+}
+
+std::vector<float> ErrorFeedback::encodeSummableHalfStep(HalfInput input,
+                                                         CompressorState& state) const {
+  return summableFromResidual(addResidual(input, state), state);
+}
+
+std::vector<float> ErrorFeedback::summableFromResidual(std::vector<float>& residual,
+                                                       CompressorState& state) const {
   std::vector<float> values = encodeSummableStepOf(*inner_, residual, state);
   // This rank's own values expanded: still inside the step, whose index is
   // state.step.

@@ -48,6 +48,7 @@ class ErrorFeedback final : public Compressor {
   bool packetSizeDependsOnData() const override { return inner_->packetSizeDependsOnData(); }
   double ownMomentum() const override { return inner_->ownMomentum(); }
   std::string theoryNote() const override { return inner_->theoryNote(); }
+  bool readsHalfInput() const override { return true; }
   bool codecWorkScalesWithFirstParameter() const override {
     return inner_->codecWorkScalesWithFirstParameter();
   }
@@ -59,6 +60,9 @@ class ErrorFeedback final : public Compressor {
   // state.step = the index of this step, as a bare C would, and the step
   // advances once, when the public entry point returns).
   Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
+  // 16-bit input is added into the residual as it is read (no widened copy).
+  Packet encodeHalfStep(HalfInput input, CompressorState& state) const override;
+  std::vector<float> encodeSummableHalfStep(HalfInput input, CompressorState& state) const override;
   void aggregateCustomStep(Transport& transport, std::span<float> gradient, CompressorState& state,
                            const ProtocolOptions& protocol) const override;
   // Summable C: p = x + e goes through C's summable domain; the residual is
@@ -69,6 +73,11 @@ class ErrorFeedback final : public Compressor {
                         std::span<float> output) const override;
 
  private:
+  // The rest of a step once the input is in the residual (e holds p = x + e).
+  Packet packetFromResidual(std::vector<float>& residual, CompressorState& state) const;
+  std::vector<float> summableFromResidual(std::vector<float>& residual,
+                                          CompressorState& state) const;
+
   CompressorPtr inner_;
 };
 

@@ -191,4 +191,33 @@ void addBf16ToFloats(const std::byte* in, std::span<float> out) {
   fromBf16<true>(in, out);
 }
 
+void widenHalf(HalfFormat format, const std::byte* in, std::span<float> out) {
+  if (format == HalfFormat::kFp16) {
+    halfToFloats(in, out);
+  } else {
+    bf16ToFloats(in, out);
+  }
+}
+
+void addWidenedHalf(HalfFormat format, const std::byte* in, std::span<float> out) {
+  if (format == HalfFormat::kFp16) {
+    addHalfToFloats(in, out);
+  } else {
+    addBf16ToFloats(in, out);
+  }
+}
+
+bool halfValuesFinite(HalfFormat format, const std::byte* in, size_t count) {
+  const uint16_t mask = format == HalfFormat::kFp16 ? 0x7c00 : 0x7f80;
+  uint16_t chunk[kChunk];
+  uint16_t any = 0;  // OR of "exponent all ones": vectorises over the chunk
+  for (size_t start = 0; start < count; start += kChunk) {
+    const size_t len = std::min(kChunk, count - start);
+    std::memcpy(chunk, in + 2 * start, 2 * len);
+    for (size_t i = 0; i < len; ++i) any |= static_cast<uint16_t>((chunk[i] & mask) == mask);
+    if (any != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace tetrad

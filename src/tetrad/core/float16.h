@@ -36,4 +36,12 @@ void floatsToBf16(std::span<const float> in, std::byte* out);     // out = bf16(
 void bf16ToFloats(const std::byte* in, std::span<float> out);     // out = in
 void addBf16ToFloats(const std::byte* in, std::span<float> out);  // out += in
 
+// Either 16-bit format, for code that takes both (mixed-precision buckets,
+// compress/compressor.h's HalfInput, the 16-bit compressors).
+enum class HalfFormat { kFp16, kBf16 };
+void widenHalf(HalfFormat format, const std::byte* in, std::span<float> out);       // out = in
+void addWidenedHalf(HalfFormat format, const std::byte* in, std::span<float> out);  // out += in
+// True when none of the `count` values is inf or NaN (exponent field all ones).
+bool halfValuesFinite(HalfFormat format, const std::byte* in, size_t count);
+
 }  // namespace tetrad
