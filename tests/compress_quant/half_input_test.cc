@@ -1,8 +1,9 @@
 // 16-bit input (compressor.h's HalfInput, the Python hook's float16 and
 // bfloat16 buckets): encode(HalfInput) and encodeSummable(HalfInput) are bit
 // for bit encode() and encodeSummable() of the widened float32 values, with
-// the same state afterwards, for every registered compressor, its ",ef" form
-// and DGC with and without clipping, over several steps.
+// the same state afterwards, for every registered compressor, its ",ef" form,
+// DGC with and without clipping and QSGD with buckets that do and do not
+// tile its packing blocks, over several steps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,8 +17,10 @@
 namespace tetrad {
 namespace {
 
-const std::vector<int64_t> kShape = {37, 29};  // powersgd compresses, onebit:col has columns
-constexpr size_t kCount = 37 * 29;
+// A matrix (powersgd compresses, onebit:col has columns) of more than two of
+// QSGD's packing blocks (4096 elements), the last one partial.
+const std::vector<int64_t> kShape = {97, 101};
+constexpr size_t kCount = 97 * 101;
 constexpr int kSteps = 3;
 
 CompressorState freshState() {
@@ -50,6 +53,8 @@ std::vector<std::string> specsUnderTest() {
   std::vector<std::string> specs = testing::allSpecs();
   specs.push_back("dgc:0.01");
   specs.push_back("dgc:0.05:clip=0.5");
+  specs.push_back("qsgd:4:bucket=100");  // buckets across packing blocks: widened first
+  specs.push_back("qsgd:16:elias");
   return specs;
 }
 
@@ -97,12 +102,13 @@ TEST(HalfInput, OnlyTheCastsArePlainCasts) {
   }
 }
 
-TEST(HalfInput, ErrorFeedbackAndUnclippedDgcReadHalfInputThemselves) {
+TEST(HalfInput, ErrorFeedbackUnclippedDgcAndTiledQsgdReadHalfInputThemselves) {
   EXPECT_TRUE(makeCompressor("topk:0.01,ef")->readsHalfInput());
   EXPECT_TRUE(makeCompressor("randomk:0.01,ef")->readsHalfInput());
   EXPECT_TRUE(makeCompressor("dgc:0.01")->readsHalfInput());
   EXPECT_FALSE(makeCompressor("dgc:0.01:clip=1")->readsHalfInput());
-  EXPECT_FALSE(makeCompressor("qsgd:16")->readsHalfInput());
+  EXPECT_TRUE(makeCompressor("qsgd:16")->readsHalfInput());
+  EXPECT_FALSE(makeCompressor("qsgd:16:bucket=100")->readsHalfInput());
   EXPECT_FALSE(makeCompressor("topk:0.01")->readsHalfInput());
 }
 

@@ -12,6 +12,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "tetrad/compress/bit_packing.h"
@@ -156,18 +157,53 @@ size_t QsgdCompressor::fixedPacketBytes(size_t count) const {
   return kPacketHeaderBytes + 8 + 4 * bucketCount(count, bucket_) + packedBytes(count, bits_);
 }
 
-Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
-  const size_t n = input.size();
-  const int s = levels_;
-  // One norm per bucket of bucket_ elements. A non-finite bucket gives a
-  // non-finite norm and all levels 0, so it decodes to NaN (the failure
-  // propagates; no undefined conversions).
-  std::vector<float> norms(bucketCount(n, bucket_));
-  for (size_t b = 0; b < norms.size(); ++b) {
-    const size_t begin = b * bucket_;
-    norms[b] = static_cast<float>(
-        std::sqrt(vmath::sumSquares(input.subspan(begin, std::min(bucket_, n - begin)))));
+// One norm per bucket of bucket_ elements of x, appended to `norms`; x starts
+// at a bucket boundary. A non-finite bucket gives a non-finite norm and all
+// levels 0, so it decodes to NaN (the failure propagates; no undefined
+// conversions).
+void QsgdCompressor::appendNorms(std::span<const float> x, std::vector<float>& norms) const {
+  for (size_t begin = 0; begin < x.size(); begin += bucket_) {
+    norms.push_back(static_cast<float>(
+        std::sqrt(vmath::sumSquares(x.subspan(begin, std::min(bucket_, x.size() - begin))))));
   }
+}
+
+Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState& state) const {
+  std::vector<float> norms;
+  norms.reserve(bucketCount(input.size(), bucket_));
+  appendNorms(input, norms);
+  return encodeWith(
+      input.size(), norms, [&](size_t start, size_t) { return input.data() + start; }, state);
+}
+
+bool QsgdCompressor::readsHalfInput() const {
+  return bucket_ <= kPackChunk && kPackChunk % bucket_ == 0;
+}
+
+// 16-bit input is widened a block at a time, in cache, once for the norms and
+// once for the levels, where the buckets tile the blocks (the default bucket
+// of 512 does); otherwise the default widens the whole tensor first.
+Packet QsgdCompressor::encodeHalfStep(HalfInput input, CompressorState& state) const {
+  if (!readsHalfInput()) return Compressor::encodeHalfStep(input, state);
+  const size_t n = input.size();
+  float wide[kPackChunk];
+  const auto widened = [&](size_t start, size_t len) {
+    widenHalf(input.format, input.bytes.data() + 2 * start, std::span<float>(wide, len));
+    return static_cast<const float*>(wide);
+  };
+  std::vector<float> norms;
+  norms.reserve(bucketCount(n, bucket_));
+  for (size_t start = 0; start < n; start += kPackChunk) {
+    const size_t len = std::min(kPackChunk, n - start);
+    appendNorms(std::span<const float>(widened(start, len), len), norms);
+  }
+  return encodeWith(n, norms, widened, state);
+}
+
+Packet QsgdCompressor::encodeWith(size_t n, const std::vector<float>& norms,
+                                  const std::function<const float*(size_t, size_t)>& blockAt,
+                                  CompressorState& state) const {
+  const int s = levels_;
   const auto scaleOf = [&](size_t b) {
     const float norm = norms[b];
     return norm > 0 && std::isfinite(norm) ? static_cast<float>(s) / norm : 0.0f;
@@ -197,7 +233,7 @@ Packet QsgdCompressor::encodeStep(std::span<const float> input, CompressorState&
   for (size_t start = 0, block = 0; start < n; start += kPackChunk, ++block) {
     const size_t len = std::min(kPackChunk, n - start);
     const CounterRng::Key key = rng.blockKey(block);
-    const float* x = input.data() + start;
+    const float* x = blockAt(start, len);
     // Bucket by bucket (a block may hold several, a bucket span blocks).
     for (size_t from = 0; from < len;) {
       const size_t b = (start + from) / bucket_;

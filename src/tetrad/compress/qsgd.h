@@ -19,6 +19,8 @@
 // Stateless object; the CompressorState has one owner at a time.
 #pragma once
 
+#include <functional>
+
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/spec.h"
 
@@ -40,6 +42,8 @@ class QsgdCompressor final : public Compressor {
   double bitsPerElement(size_t count) const override;
   bool unbiased() const override { return true; }
   bool packetSizeDependsOnData() const override { return elias_; }
+  // When the buckets tile the packing blocks (the default bucket does).
+  bool readsHalfInput() const override;
 
   int levels() const { return levels_; }
   unsigned codeBits() const { return bits_; }
@@ -47,8 +51,15 @@ class QsgdCompressor final : public Compressor {
 
  protected:
   Packet encodeStep(std::span<const float> input, CompressorState& state) const override;
+  Packet encodeHalfStep(HalfInput input, CompressorState& state) const override;
 
  private:
+  void appendNorms(std::span<const float> x, std::vector<float>& norms) const;
+  // The packet of n elements whose bucket norms are `norms`; blockAt(start,
+  // len) gives elements [start, start + len) of the input (len ≤ kPackChunk).
+  Packet encodeWith(size_t n, const std::vector<float>& norms,
+                    const std::function<const float*(size_t, size_t)>& blockAt,
+                    CompressorState& state) const;
   int levels_;
   bool elias_;
   unsigned bits_;
