@@ -48,6 +48,18 @@ const char* aggregationName(Aggregation aggregation) {
   return "?";
 }
 
+// The HalfInput of encode_half / encode_summable_half: the 16-bit buffer (its
+// request kept in `info` while the input is read), its format and the
+// optional float32 scratch. `what` names the call in errors.
+HalfInput halfInputOf(const py::buffer& input, const std::string& format,
+                      std::optional<py::array>& scratch, py::buffer_info& info, const char* what) {
+  const std::string name(what);
+  HalfInput in{halfBytes(input, info, false, (name + ": input").c_str()),
+               parseHalfFormat(format, what)};
+  if (scratch) in.scratch = mutableFloats(*scratch, (name + ": scratch").c_str());
+  return in;
+}
+
 // Zeroes `out`, adds every rank's packet in rank order and averages (or
 // sums): exactly the gather path of aggregate() (compress/aggregate.cc).
 void decodeSum(const Compressor& compressor, const py::sequence& packets, py::array& out,
@@ -165,9 +177,7 @@ void bindCompressor(py::module_& m) {
           [](const Compressor& c, const py::buffer& input, const std::string& format,
              CompressorState& state, std::optional<py::array> scratch) {
             py::buffer_info info;
-            HalfInput in{halfBytes(input, info, false, "encode_half: input"),
-                         parseHalfFormat(format, "encode_half")};
-            if (scratch) in.scratch = mutableFloats(*scratch, "encode_half: scratch");
+            const HalfInput in = halfInputOf(input, format, scratch, info, "encode_half");
             Packet packet;
             {
               py::gil_scoped_release nogil;
@@ -184,9 +194,7 @@ void bindCompressor(py::module_& m) {
           [](const Compressor& c, const py::buffer& input, const std::string& format,
              CompressorState& state, std::optional<py::array> scratch) {
             py::buffer_info info;
-            HalfInput in{halfBytes(input, info, false, "encode_summable_half: input"),
-                         parseHalfFormat(format, "encode_summable_half")};
-            if (scratch) in.scratch = mutableFloats(*scratch, "encode_summable_half: scratch");
+            const HalfInput in = halfInputOf(input, format, scratch, info, "encode_summable_half");
             std::vector<float> values;
             {
               py::gil_scoped_release nogil;

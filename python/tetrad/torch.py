@@ -206,7 +206,8 @@ class HookState:
         is decoded into a float32 buffer kept per bucket and narrowed back once, with the
         average's division folded into that pass. How the 16-bit values are read:
         - a compressor that reads them in its own first pass (reads_half_input: error
-          feedback into its residual, DGC into its momentum) gets the bucket as it is
+          feedback into its residual, DGC into its momentum, QSGD a block at a time) gets
+          the bucket as it is
           (encode_half / encode_summable_half); finiteness is read from the exponents;
         - a plain cast of the bucket's own precision (fp16 on a float16 bucket) all-reduces
           the bucket itself: the encoded path would send the same values;
@@ -216,15 +217,18 @@ class HookState:
         state = segments[0][2]
         plain = c.is_plain_cast and c.summable_wire == fmt and self.path == "allreduce"
         direct = plain or (c.reads_half_input and self.path in ("allreduce", "allgather"))
-        wide = _exchange.scratch_buffer(scratch, "half_output", tensor.numel(), torch.float32)
+        wide = None
         if direct:
             finite = _tetrad.half_finite(half, fmt) if self.check_finite else True
         else:
+            wide = _exchange.scratch_buffer(scratch, "half_output", tensor.numel(), torch.float32)
             finite = _tetrad.widen(half, fmt, wide.numpy())
         if self.check_finite and self._any_rank_nonfinite(tensor, finite):
             return self._skip(tensor)
-        if plain:
+        if plain:  # no float32 buffer at all
             return _exchange.allreduce_as_is(self, tensor, state, fmt)
+        if wide is None:
+            wide = _exchange.scratch_buffer(scratch, "half_output", tensor.numel(), torch.float32)
         source = (half, fmt) if direct else None
         divisor = float(self.world_size)
         if c.is_identity:

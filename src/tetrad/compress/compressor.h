@@ -256,9 +256,9 @@ class Compressor {
   std::vector<float> encodeSummable(std::span<const float> input, CompressorState& state) const;
   // The same two steps on 16-bit input: bit for bit encode(x) and
   // encodeSummable(x) of x = float32(input), with the same state changes.
-  // Compressors whose first pass adds the input into a float32 buffer of
-  // their state (error feedback's residual, DGC's momentum) read the 16-bit
-  // values in that pass; the others widen into a per-thread scratch first.
+  // Compressors that say readsHalfInput() read the 16-bit values in their
+  // own first pass; the others widen into input.scratch (or a per-thread
+  // buffer) first.
   Packet encode(HalfInput input, CompressorState& state) const;
   std::vector<float> encodeSummable(HalfInput input, CompressorState& state) const;
   // True when encode(HalfInput) reads the 16-bit values in the compressor's

@@ -12,7 +12,6 @@
 #include "tetrad/compress/compressor.h"
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
-#include "tetrad/core/units.h"
 #include "tetrad/experiment/run_groups.h"
 #include "tetrad/model/codec_cost.h"
 #include "tetrad/model/compression_error.h"
@@ -22,6 +21,7 @@
 #include "tetrad/model/warmup_cost.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
+#include "tetrad/train/compute/compute_model.h"
 
 namespace tetrad::mapping {
 namespace {
@@ -29,11 +29,13 @@ namespace {
 // The run's compute model for the cost model: fixed:D or flops:G.
 model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::Workload& w) {
   const std::string& spec = config.compute;
-  if (spec.starts_with("fixed:")) {
-    return model::computeTime(w, config.batchSize, parseDuration(spec.substr(6)), -1);
+  const train::ComputeSpec c = train::parseComputeSpec(spec.empty() ? "measured" : spec);
+  const bool stated = c.device.empty() && c.samplesPerSecond == 0;  // no profile to resolve
+  if (stated && c.kind == train::ComputeSpec::Kind::kFixed) {
+    return model::computeTime(w, config.batchSize, c.seconds, -1);
   }
-  if (spec.starts_with("flops:")) {
-    return model::computeTime(w, config.batchSize, -1, parseNumber(spec.substr(6), "flops"));
+  if (stated && c.kind == train::ComputeSpec::Kind::kFlops) {
+    return model::computeTime(w, config.batchSize, -1, c.gflops);
   }
   throw InvalidArgument(fmt::format(
       "--map: run {} charged measured compute times (--compute {}): the cost model needs fixed: "
@@ -248,19 +250,14 @@ model::CompressionErrorFunction recordedCompressionError(
 }
 
 std::string scaledCompute(const std::string& compute, double scale) {
-  TETRAD_CHECK(scale > 0 && std::isfinite(scale), InvalidArgument,
-               "compute scale must be a finite number > 0, got {}", scale);
   if (scale == 1) return compute;
-  if (compute.starts_with("fixed:"))
-    return fmt::format("fixed:{:.9g}ms", parseDuration(compute.substr(6)) * scale * 1e3);
-  if (compute.starts_with("flops:"))
-    return fmt::format("flops:{:.9g}", parseNumber(compute.substr(6), "flops") / scale);
-  if (compute.starts_with("throughput:"))
-    return fmt::format("throughput:{:.9g}", parseNumber(compute.substr(11), "throughput") / scale);
-  throw InvalidArgument(fmt::format(
-      "the compute axis scales fixed:, flops: and throughput: compute models; this run has "
-      "--compute {}",
-      compute.empty() ? "measured" : compute));
+  const train::ComputeSpec scaled = train::scaleComputeTime(
+      train::parseComputeSpec(compute.empty() ? "measured" : compute), scale);
+  if (scaled.kind == train::ComputeSpec::Kind::kFlops) {
+    return fmt::format("flops:{:.9g}", scaled.gflops);
+  }
+  if (scaled.samplesPerSecond > 0) return fmt::format("throughput:{:.9g}", scaled.samplesPerSecond);
+  return fmt::format("fixed:{:.9g}ms", scaled.seconds * 1e3);
 }
 
 std::vector<model::MeasuredCluster> measuredClustersOf(const std::string& dir) {

@@ -91,6 +91,24 @@ ComputeSpec resolveComputeModel(ComputeSpec spec, const std::string& model, int 
   return spec;
 }
 
+ComputeSpec scaleComputeTime(ComputeSpec spec, double factor) {
+  TETRAD_CHECK(factor > 0 && std::isfinite(factor), InvalidArgument,
+               "compute scale must be a finite number > 0, got {}", factor);
+  const bool rated = spec.device.empty() && spec.kind != ComputeSpec::Kind::kMeasured;
+  TETRAD_CHECK(rated, InvalidArgument,
+               "the compute axis scales fixed:, flops: and throughput: compute models; this run "
+               "has --compute {}",
+               spec.toString());
+  if (spec.kind == ComputeSpec::Kind::kFlops) {
+    spec.gflops /= factor;
+  } else if (spec.samplesPerSecond > 0) {
+    spec.samplesPerSecond /= factor;
+  } else {
+    spec.seconds *= factor;
+  }
+  return spec;
+}
+
 Straggler parseStraggler(const std::string& text) {
   size_t colon = text.find(':');
   TETRAD_CHECK(colon != std::string::npos, InvalidArgument,

@@ -59,6 +59,11 @@ struct ComputeSpec {
 // device: gives kind kFixed with `device` set, resolved there too.
 ComputeSpec parseComputeSpec(const std::string& text);
 
+// The same compute model with its time per iteration multiplied by `factor`
+// (> 0, finite): a duration multiplies, a rate (throughput:, flops:) divides.
+// measured and device: have no rate to scale: InvalidArgument.
+ComputeSpec scaleComputeTime(ComputeSpec spec, double factor);
+
 // Resolves throughput: and device: for a run of `model` at `batch` samples per
 // worker (device: reads the profile, device_profile.h); other kinds are
 // returned unchanged. Throws InvalidArgument.
