@@ -138,7 +138,7 @@ void checkModelAndData(const TrainConfig& c, ResolvedConfig& r) {
                  "--model {} is a layer table (the model zoo, docs/validation.md): it runs "
                  "--timing-only",
                  c.model);
-    TETRAD_CHECK(!c.compute.starts_with("measured"), InvalidArgument,
+    TETRAD_CHECK(parseComputeSpec(c.compute).kind != ComputeSpec::Kind::kMeasured, InvalidArgument,
                  "--model {} has no LibTorch module to measure: give --compute throughput:S, "
                  "device:NAME, flops:GFLOPS or fixed:DURATION",
                  c.model);

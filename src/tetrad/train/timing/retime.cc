@@ -13,6 +13,7 @@
 #include "tetrad/launch/launcher.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sync/registry.h"
+#include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/timing/retimed_run_folder.h"
 #include "tetrad/train/trainer.h"
 
@@ -204,7 +205,7 @@ RetimeResult retimeRun(const RetimeRequest& request) {
   if (!request.compute.empty()) {
     c.compute = request.compute;
   } else {
-    TETRAD_CHECK(!c.compute.starts_with("measured"), InvalidArgument,
+    TETRAD_CHECK(parseComputeSpec(c.compute).kind != ComputeSpec::Kind::kMeasured, InvalidArgument,
                  "retime: {} charged measured compute times (--compute {}): give a compute "
                  "model with --compute fixed:DURATION or flops:GFLOPS",
                  request.run, c.compute);
