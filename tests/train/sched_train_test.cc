@@ -13,6 +13,7 @@
 //   - timeline.json is valid, has one event per bucket per iteration, its
 //     tracks never overlap and its communication adds up to the summary's;
 //   - a timeout in the communication task reaches the worker as an error.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -134,6 +135,18 @@ TEST_F(SchedTrain, SimulatedIterationsFollowThePipelineFormula) {
   const double fifo = timeIt("wfbp", "sim:1Gbps,20us", "40ms").perIteration;
   const double priority = timeIt("priority:1MiB", "sim:1Gbps,20us", "40ms").perIteration;
   EXPECT_LT(priority, fifo) << "priority " << priority << " wfbp " << fifo;
+}
+
+TEST_F(SchedTrain, PredictionChargesAThroughputAsItsBatchTime) {
+  TrainConfig c = testing::equivalenceConfig("cnn", 8, 4, "ring");
+  c.workers = 4;
+  c.cluster = "sim:1Gbps,20us";
+  c.compute = "throughput:200";  // 8 samples at 200/s: 40 ms a batch
+  const double rated = predictSchedule(c, "priority:1MiB").predictedSeconds;
+  c.compute = fmt::format("fixed:{}ms", 1000.0 * c.batchSize / 200);
+  const double fixed = predictSchedule(c, "priority:1MiB").predictedSeconds;
+  EXPECT_GT(rated, 0.02);
+  EXPECT_NEAR(rated, fixed, 1e-9 * fixed);
 }
 
 TEST_F(SchedTrain, TimelineIsValidAndAddsUpToTheSummary) {

@@ -11,6 +11,7 @@
 #include "tetrad/sched/pipeline_cost.h"
 #include "tetrad/sched/plan_spec.h"
 #include "tetrad/sched/planned_scheduler.h"
+#include "tetrad/sched/registry.h"
 #include "tetrad/train/compute/compute_model.h"
 #include "tetrad/train/compute/models.h"
 #include "tetrad/train/loop/schedule_setup.h"
@@ -22,10 +23,6 @@ namespace {
 // The shape of the synthetic data the runs train on (synthetic.h).
 const InputShape kInput{1, 28, 28, 10};
 
-bool gatesForward(const std::string& policy) {
-  return policy.rfind("priority", 0) == 0;
-}
-
 void checkOptions(const TrainConfig& c) {
   TETRAD_CHECK(c.cluster.rfind("sim:", 0) == 0, InvalidArgument,
                "bench sched: --cluster {} is not simulated (sim:SPEC)", c.cluster);
@@ -35,7 +32,7 @@ void checkOptions(const TrainConfig& c) {
                c.cluster);
   TETRAD_CHECK(parseComputeSpec(c.compute).kind != ComputeSpec::Kind::kMeasured, InvalidArgument,
                "bench sched: --compute {}: the prediction needs a modelled compute time "
-               "(fixed:DURATION or flops:GFLOPS)",
+               "(fixed:DURATION, flops:GFLOPS, throughput:S or device:NAME)",
                c.compute);
   const ArchShape arch = describeArch(c.arch);
   TETRAD_CHECK(
@@ -58,7 +55,7 @@ SchedBenchRow predictSchedule(const TrainConfig& c, const std::string& policy) {
   }
   // One forward + backward, as the trainer's compute model charges it; the
   // forward is a third, split over the stages by their FLOPs.
-  const ComputeSpec compute = parseComputeSpec(c.compute);
+  const ComputeSpec compute = resolveComputeModel(parseComputeSpec(c.compute), c.model, c.batchSize);
   const double batchSeconds =
       compute.kind == ComputeSpec::Kind::kFixed
           ? compute.seconds
@@ -80,7 +77,7 @@ SchedBenchRow predictSchedule(const TrainConfig& c, const std::string& policy) {
   const sched::IterationPrediction p = sched::predictIteration(slots, forward, plan, cost);
   SchedBenchRow row;
   row.policy = policy;
-  row.predictedSeconds = gatesForward(policy) ? p.overlappedSeconds : p.iterationSeconds;
+  row.predictedSeconds = makeScheduler(policy)->gatesForward() ? p.overlappedSeconds : p.iterationSeconds;
   row.messages = int64_t(p.messages.size());
   return row;
 }
