@@ -8,6 +8,7 @@
 #include "command.h"
 #include "libtorch_commands.h"
 #include "tetrad/core/error.h"
+#include "tetrad/model/compute_spec.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/train/bench/sched_bench.h"
 
@@ -68,7 +69,9 @@ void addBenchSchedCommand(CommandGroups& groups) {
       ->delimiter(',')
       ->capture_default_str();
   cmd->add_option("--compute", c.compute,
-                  "Compute-time model of one forward + backward: fixed:DURATION or flops:GFLOPS")
+                  "Compute-time model of one forward + backward: fixed:DURATION, flops:GFLOPS, "
+                  "throughput:S or device:NAME|FILE (devices: " +
+                      model::joinedDeviceNames() + ")")
       ->capture_default_str();
   cmd->add_option("--batch-size", c.batchSize, "Batch size per worker")->capture_default_str();
   cmd->add_option("--iters", o.bench.iterations, "Iterations per run")->capture_default_str();

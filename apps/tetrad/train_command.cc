@@ -13,6 +13,7 @@
 #include "tetrad/compress/registry.h"
 #include "tetrad/core/error.h"
 #include "tetrad/launch/launcher.h"
+#include "tetrad/model/compute_spec.h"
 #include "tetrad/model/netprofile/net_model_choice.h"
 #include "tetrad/sched/registry.h"
 #include "tetrad/sync/registry.h"
@@ -89,7 +90,7 @@ void addClusterOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--timeout", c.timeout, "Seconds any wait may last before it is an error")
       ->capture_default_str();
   cmd->add_option("--compute", c.compute,
-                  "Simulated compute time: measured, measured*F, fixed:DURATION, flops:GFLOPS")
+                  "Simulated compute time: " + model::computeModelHelp())
       ->capture_default_str();
   cmd->add_option("--codec-cost", c.codecCost,
                   "Compressor encode/decode on the clock: auto (measured with --compute "
@@ -175,6 +176,11 @@ void addRunOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--resume", c.resume,
                   "Continue the run in folder RUNDIR from its newest complete checkpoint (give "
                   "the same flags as the run that wrote it; another --workers resizes it)");
+  cmd->add_option("--resize-batch", c.resizeBatch,
+                  "What a resume on another worker count keeps: global (the global batch, "
+                  "split over the workers) or per-worker (--batch-size per worker; the global "
+                  "batch and a linearly scaled lr follow the workers)")
+      ->capture_default_str();
   cmd->add_option("--membership", c.membership,
                   "Simulated churn: leave[:K]@ITER, join[:K]@ITER, ...@SECONDSs, comma-separated "
                   "(docs/reliability.md)");

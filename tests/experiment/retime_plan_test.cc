@@ -106,6 +106,26 @@ TEST(RetimePlan, RefusalsSayWhy) {
   EXPECT_NE(retimeRefusal(find(runs, "measured", "10g", 1)).find("measured"), std::string::npos);
 }
 
+TEST(RetimePlan, ComputeIsJudgedByItsParsedKind) {
+  // A scaled measurement is still measured time; a device's throughput is a
+  // rate, so its runs replay. The kind comes from model/compute_spec.h.
+  std::string text = kSweep;
+  text += R"(
+[[method]]
+label = "scaled"
+compute = "measured*0.1"
+
+[[method]]
+label = "rated"
+compute = "throughput:400"
+)";
+  const std::vector<RunPlan> runs = planRuns(parseSweepText(text, "s.toml"));
+  EXPECT_NE(retimeRefusal(find(runs, "scaled", "10g", 1)).find("measured"), std::string::npos);
+  EXPECT_TRUE(find(runs, "scaled", "10g", 1).retimeOf.empty());
+  EXPECT_EQ(retimeRefusal(find(runs, "rated", "10g", 1)), "");
+  EXPECT_EQ(find(runs, "rated", "10g", 1).retimeOf, find(runs, "rated", "1g", 1).name);
+}
+
 TEST(RetimePlan, WithoutTheKeyEveryRunTrains) {
   std::string text = kSweep;
   text.replace(text.find("retime = true"), 13, "retime = false");

@@ -46,7 +46,7 @@ TEST(Accumulate, TheLastStepTakesAPartialGroup) {
 }
 
 TEST(Accumulate, SchedulesStepsAndDeclaresItsTraits) {
-  const SyncPolicyPtr policy = makeSyncPolicy("accum:3", {100, 7});
+  const SyncPolicyPtr policy = makeSyncPolicy("accum:3", {100, 7, {}});
   EXPECT_EQ(policy->spec(), "accum:3");
   std::string pattern;
   for (int64_t i = 0; i < 7; ++i) {

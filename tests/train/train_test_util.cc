@@ -65,7 +65,10 @@ double maxRelativeDifference(const std::vector<float>& a, const std::vector<floa
 
 Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int workers) {
   ResolvedConfig resolved = resolveConfig(config);
-  if (!config.resume.empty()) resolved.batchWorkers = workersOfRunFolder(config.resume);
+  if (!config.resume.empty()) {
+    resolved.batchPlan = resumedBatchPlan(config.resume, workers, config.batchSize,
+                                          config.resizeBatch, data.train.size());
+  }
   Outcome outcome;
   LaunchOptions options;
   options.cluster = config.cluster;
@@ -88,6 +91,9 @@ Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int worke
       outcome.stalenessHistogram = result.stalenessHistogram;
       outcome.finalAccuracy = result.finalAccuracy;
       outcome.resizes = result.resizes;
+      outcome.iterations = result.iterations;
+      outcome.samples = result.samples;
+      outcome.epochs = result.epochs;
     }
   });
   std::ifstream in(std::filesystem::path(config.out) / "metrics.jsonl");

@@ -40,6 +40,8 @@ struct Outcome {
   std::vector<nlohmann::json> metrics;  // metrics.jsonl without wall times
   double finalAccuracy = 0;
   std::string resizes;  // summary's JSON array
+  int64_t iterations = 0, samples = 0;
+  double epochs = 0;
 };
 Outcome runInFolder(const TrainConfig& config, const DataSplits& data, int workers);
 

@@ -7,6 +7,7 @@
 
 #include "tetrad/core/error.h"
 #include "tetrad/experiment/run_hash.h"
+#include "tetrad/model/compute_spec.h"
 #include "tetrad/sync/registry.h"
 
 namespace tetrad::experiment {
@@ -56,7 +57,15 @@ std::string retimeRefusal(const RunPlan& run) {
     return fmt::format("--sync {} is not a known sync policy", sync);
   }
   const std::string compute = valueOf(run, "compute");
-  if (compute.empty() || compute.starts_with("measured")) {
+  model::ComputeSpec spec;  // no --compute: measured
+  if (!compute.empty()) {
+    try {
+      spec = model::parseComputeSpec(compute);
+    } catch (const Error& e) {
+      return fmt::format("--compute {} does not parse ({})", compute, e.what());
+    }
+  }
+  if (spec.kind == model::ComputeSpec::Kind::kMeasured) {
     return "measured compute time (set compute = \"flops:G\" or \"fixed:D\")";
   }
   const std::string cluster = valueOf(run, "cluster");

@@ -35,6 +35,7 @@ const std::vector<SettingKey>& settingKeys() {
       // Churn (train/membership.h): a scenario of leaves and joins.
       {"membership", "--membership", kString},
       {"churn_restart", "--churn-restart", kNumber},
+      {"resize_batch", "--resize-batch", kString},
       {"checkpoint_every", "--checkpoint-every", kInteger},
       // Optimisation.
       {"epochs", "--epochs", kInteger},

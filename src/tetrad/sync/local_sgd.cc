@@ -52,7 +52,8 @@ SyncPolicyPtr makePostLocalSgd(const SpecParams& params, const SyncContext& cont
                       "got '{}'",
                       switchText));
     }
-    switchAt = epochs * context.stepsPerEpoch;
+    switchAt = context.iterationsForEpochs ? context.iterationsForEpochs(epochs)
+                                           : epochs * context.stepsPerEpoch;
   } else {
     switchAt = params.integer(0, "switch point T (iterations, or Tep for epochs)", 0);
   }

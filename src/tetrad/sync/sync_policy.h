@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,10 @@ struct SyncPoint {
 struct SyncContext {
   int64_t stepsPerEpoch = 0;    // 0: not known yet (configuration checks only)
   int64_t totalIterations = 0;  // the run's last iteration + 1 (0: not known)
+  // The iteration count at which a number of epochs is complete, where the
+  // epochs are not all of stepsPerEpoch iterations (a resize that changed
+  // the global batch, train/data/batch_plan.h); empty: epochs x stepsPerEpoch.
+  std::function<int64_t(int64_t epochs)> iterationsForEpochs = {};
 };
 
 // Staleness bound of an asynchronous policy (ASP): no bound.

@@ -68,14 +68,21 @@ int64_t countParameters(const std::string& model, int channels, int height, int 
 }
 
 TrainSummary runRealTraining(const ResolvedConfig& resolved) {
-  // A resumed run keeps the global batch of the run that started its folder
-  // (an elastic resize splits it over the workers it has now).
   ResolvedConfig config = resolved;
-  if (!resolved.given.resume.empty()) {
-    config.batchWorkers = workersOfRunFolder(resolved.given.resume);
-  }
   const TrainConfig& c = config.given;
   const DataSplits data = loadData(dataOptionsFor(c));
+  if (!c.resume.empty()) {
+    TETRAD_CHECK(std::filesystem::is_directory(c.resume), InvalidArgument,
+                 "--resume {}: no such run folder", c.resume);
+  }
+  // A resumed run walks its checkpoint's batch plan: the global batch kept,
+  // or (--resize-batch per-worker on another worker count) anchored anew.
+  // Resolved here where the worker count is known, else by each process
+  // once its world is (MPI without --workers: one rank per process).
+  if (!c.resume.empty() && c.workers > 0) {
+    config.batchPlan =
+        resumedBatchPlan(c.resume, c.workers, c.batchSize, c.resizeBatch, data.train.size());
+  }
   // One LibTorch thread per rank on the simulator (clean measured times);
   // --threads under MPI.
   at::set_num_threads(config.mpi ? c.threads : 1);
@@ -102,10 +109,6 @@ TrainSummary runRealTraining(const ResolvedConfig& resolved) {
       modelNote = fmt::format("  model file {}: {:.4g} MFLOPs per sample forward, {}\n", c.model,
                               model->forwardFlops() / 1e6, scripted->stagesNote());
     }
-  }
-  if (!c.resume.empty()) {
-    TETRAD_CHECK(std::filesystem::is_directory(c.resume), InvalidArgument,
-                 "--resume {}: no such run folder", c.resume);
   }
   TrainSummary summary;
   std::string diverged;     // the agreed error of a run the non-finite guard stopped
@@ -142,12 +145,20 @@ TrainSummary runRealTraining(const ResolvedConfig& resolved) {
       if (c.announce) std::fputs(modelNote.c_str(), stdout);
       std::fflush(stdout);
     }
-    RankTrainer trainer(config, data, t, recorder.get(), pool.get());
+    ResolvedConfig ownPlan;
+    const ResolvedConfig* rankConfig = &config;
+    if (!c.resume.empty() && c.workers <= 0) {
+      ownPlan = config;
+      ownPlan.batchPlan =
+          resumedBatchPlan(c.resume, workers, c.batchSize, c.resizeBatch, data.train.size());
+      rankConfig = &ownPlan;
+    }
+    RankTrainer trainer(*rankConfig, data, t, recorder.get(), pool.get());
     RankResult r = trainer.run();
     if (r.status == RunStatus::kDiverged) diverged = r.error;
     if (r.status == RunStatus::kInterrupted) interrupted = r.error;
     if (t.rank() != 0) return;
-    summary = summaryOf(config, r, t, parameters, recorder ? recorder->folder() : "");
+    summary = summaryOf(*rankConfig, r, t, parameters, recorder ? recorder->folder() : "");
     summary.status = r.status;
     summary.error = r.error;
     summary.skippedSteps = r.skippedSteps;

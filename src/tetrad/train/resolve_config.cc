@@ -237,6 +237,8 @@ void resolveOptimizer(const TrainConfig& c, ResolvedConfig& r) {
   TETRAD_CHECK(c.lrScaling == "none" || c.lrScaling == "linear", InvalidArgument,
                "invalid --lr-scaling '{}': use none or linear", c.lrScaling);
   r.linearScaling = c.lrScaling == "linear";
+  TETRAD_CHECK(c.resizeBatch == "global" || c.resizeBatch == "per-worker", InvalidArgument,
+               "invalid --resize-batch '{}': use global or per-worker", c.resizeBatch);
   r.bucketBytes = bucketBytes(c.bucketSize);
   r.psPartitionBytes = parseBytes(c.psPartition);
   TETRAD_CHECK(r.psPartitionBytes >= sizeof(float), InvalidArgument,

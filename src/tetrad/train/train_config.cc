@@ -76,13 +76,18 @@ int worldSizeFor(const ResolvedConfig& config, int workers) {
 }
 
 int64_t globalBatchOf(const ResolvedConfig& config, int workers) {
-  const int base = config.batchWorkers > 0 ? config.batchWorkers : workers;
-  return int64_t(config.given.batchSize) * base;
+  if (config.batchPlan.resolved()) return config.batchPlan.globalBatch;
+  return int64_t(config.given.batchSize) * workers;
+}
+
+BatchPlan batchPlanOf(const ResolvedConfig& config, int workers, int64_t ownStepsPerEpoch) {
+  if (config.batchPlan.resolved()) return config.batchPlan;
+  return uniformBatchPlan(int64_t(config.given.batchSize) * workers, ownStepsPerEpoch);
 }
 
 int rankBatchOf(const ResolvedConfig& config, int rank, int workers) {
-  if (config.batchWorkers <= 0 || config.batchWorkers == workers) return config.given.batchSize;
   const int64_t global = globalBatchOf(config, workers);
+  if (global == int64_t(config.given.batchSize) * workers) return config.given.batchSize;
   return int(global / workers + (rank < global % workers ? 1 : 0));
 }
 
@@ -121,6 +126,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   j["global_batch_size"] = globalBatchOf(r, workers);
   j["lr"] = c.lr;
   j["lr_scaling"] = c.lrScaling;
+  j["resize_batch"] = c.resizeBatch;
   j["peak_lr"] = r.linearScaling ? c.lr * double(globalBatchOf(r, workers) / c.batchSize) : c.lr;
   j["momentum"] = c.momentum;
   j["weight_decay"] = c.weightDecay;

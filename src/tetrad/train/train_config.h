@@ -22,6 +22,7 @@
 #include "tetrad/collectives/allreduce.h"
 #include "tetrad/model/iteration_theory.h"
 #include "tetrad/train/compute/compute_model.h"
+#include "tetrad/train/data/batch_plan.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
 #include "tetrad/train/membership.h"
@@ -105,6 +106,11 @@ struct TrainConfig {
   // (0: only on SIGINT/SIGTERM); --resume RUNDIR continues that run.
   int64_t checkpointEvery = 0;
   std::string resume;
+  // What a resize keeps (docs/reliability.md): "global" the global batch
+  // (split over the new worker count), "per-worker" --batch-size per worker
+  // (the global batch, and with --lr-scaling linear the peak lr, follow the
+  // worker count). Read when a resume changes the worker count.
+  std::string resizeBatch = "global";
   // Churn in simulation (membership.h): "leave:K@I,join@I,...", and the
   // simulated seconds each change costs.
   std::string membership;
@@ -149,12 +155,11 @@ struct ResolvedConfig {
   // boundaries (push-pull: there, each worker's guard checks alone).
   // Otherwise the signals keep their default action.
   bool stopsOnSignal = false;
-  // The worker count that --batch-size refers to; 0: the run's own. A run
-  // resumed on another worker count (an elastic resize, docs/reliability.md)
-  // keeps the global batch of the run that started its folder: --batch-size
-  // x that run's workers, split over the workers it has now
-  // (resumeBatchWorkers() in checkpoint_store.h sets it).
-  int batchWorkers = 0;
+  // How the iterations walk the epochs (data/batch_plan.h): unresolved for
+  // a run of its own grid (--batch-size x its workers); a resumed run's is
+  // its checkpoint's, anchored anew where a per-worker resize changes the
+  // global batch (resolveBatchPlan(), checkpoint_store.h).
+  BatchPlan batchPlan;
   // --membership, parsed (membership.h).
   std::vector<MembershipEvent> membership;
   // One segment of a run with --membership (churn_run.cc): stop with a
@@ -169,9 +174,12 @@ struct ResolvedConfig {
   std::string membershipNote;
 };
 
-// The global batch of a run of `workers` workers: --batch-size x the worker
-// count it refers to (batchWorkers, else `workers`).
+// The global batch of a run of `workers` workers: the batch plan's, else
+// --batch-size x `workers`.
 int64_t globalBatchOf(const ResolvedConfig& config, int workers);
+// The run's batch plan: the resolved one of a resumed run, else the uniform
+// grid of --batch-size x `workers` in `ownStepsPerEpoch` steps per epoch.
+BatchPlan batchPlanOf(const ResolvedConfig& config, int workers, int64_t ownStepsPerEpoch);
 // Rank `rank`'s share of the global batch: equal shares, the first
 // (global mod workers) ranks one sample more. --batch-size when the run
 // keeps its own worker count.

@@ -1,5 +1,7 @@
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 
+#include "tetrad/train/data/partition.h"
+
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -40,7 +42,12 @@ const std::set<std::string>& volatileKeys() {
                                              "stall_warn",
                                              "check_collectives",
                                              "checkpoint_every",
-                                             "sim_threads"};
+                                             "sim_threads",
+                                             // derived from the batch plan, which
+                                             // a resize may change (batch_plan.h)
+                                             "global_batch_size",
+                                             "peak_lr",
+                                             "resize_batch"};
   return keys;
 }
 
@@ -147,6 +154,25 @@ int workersOfRunFolder(const std::string& runFolder) {
   if (!config.is_object() || !config.contains("workers") || !config["workers"].is_number_integer())
     return 0;
   return config["workers"].get<int>();
+}
+
+BatchPlan resumedBatchPlan(const std::string& runFolder, int workers, int batchSize,
+                           const std::string& resizeBatch, size_t trainSamples) {
+  const CheckpointStore store(runFolder, 0, 1);
+  const CheckpointAt at = store.latestCompleteOfAnySize();
+  if (at.iteration < 0) return {};
+  const std::string origin = store.pathOf(at.iteration, 0);
+  const CheckpointSections first = store.readOf(at.iteration, 0);
+  BatchPlan plan;
+  if (first.has("batch_plan")) {
+    plan = batchPlanFromJson(first.getText("batch_plan", origin), origin);
+  } else {
+    const int started = workersOfRunFolder(runFolder) > 0 ? workersOfRunFolder(runFolder) : at.workers;
+    plan = uniformBatchPlan(int64_t(batchSize) * started,
+                            stepsPerEpoch(trainSamples, started, batchSize));
+  }
+  if (at.workers == workers || resizeBatch == "global") return plan;
+  return resizedBatchPlan(plan, at.iteration, int64_t(batchSize) * workers, trainSamples);
 }
 
 std::string runIdentity(const std::string& configJson) {

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "tetrad/train/checkpoint/checkpoint_file.h"
+#include "tetrad/train/data/batch_plan.h"
 
 namespace tetrad::train {
 
@@ -77,8 +78,19 @@ std::string worldText(int workers, int rank);
 int workersOfWorldText(const std::string& text);
 // The workers of the run that started `runFolder` (its config.json, kept
 // across resumes); 0 when it has none. A resumed run's global batch is
-// --batch-size times this count (ResolvedConfig::batchWorkers).
+// --batch-size times this count when its checkpoints hold no batch plan.
 int workersOfRunFolder(const std::string& runFolder);
+
+// The batch plan (data/batch_plan.h) a run resumed from `runFolder` on
+// `workers` workers walks: the newest complete checkpoint's (section
+// "batch_plan"; a checkpoint without one walked the uniform grid of the
+// folder's first run), unchanged on the same worker count or when
+// `resizeBatch` is "global" (the global batch kept), else anchored at that
+// checkpoint with `batchSize` x `workers` per iteration ("per-worker"). An
+// unresolved plan when the folder holds no complete checkpoint (the ranks
+// then refuse the resume). Throws InvalidArgument for a damaged plan.
+BatchPlan resumedBatchPlan(const std::string& runFolder, int workers, int batchSize,
+                           const std::string& resizeBatch, size_t trainSamples);
 
 // The identity of a run from its config.json text; see the header comment.
 std::string runIdentity(const std::string& configJson);

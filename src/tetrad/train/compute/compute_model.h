@@ -39,30 +39,14 @@
 #include <random>
 #include <string>
 
+#include "tetrad/model/compute_spec.h"
+
 namespace tetrad::train {
 
-struct ComputeSpec {
-  enum class Kind { kMeasured, kFixed, kFlops } kind = Kind::kMeasured;
-  double scale = 1;    // measured only
-  double seconds = 0;  // fixed only
-  double gflops = 0;   // flops only
-  // throughput:S (and a device profile's published throughput): samples per
-  // second of one device; `seconds` is batch / S once resolved.
-  double samplesPerSecond = 0;
-  // device:NAME|FILE: the profile's name or path as given (empty otherwise).
-  std::string device;
-  std::string toString() const;
-};
-
-// Throws InvalidArgument naming the rule. throughput:S gives kind kFixed
-// with samplesPerSecond = S and seconds 0 until resolveComputeModel();
-// device: gives kind kFixed with `device` set, resolved there too.
-ComputeSpec parseComputeSpec(const std::string& text);
-
-// The same compute model with its time per iteration multiplied by `factor`
-// (> 0, finite): a duration multiplies, a rate (throughput:, flops:) divides.
-// measured and device: have no rate to scale: InvalidArgument.
-ComputeSpec scaleComputeTime(ComputeSpec spec, double factor);
+// The parsed text (model/compute_spec.h), shared with the layers below train/.
+using model::ComputeSpec;
+using model::parseComputeSpec;
+using model::scaleComputeTime;
 
 // Resolves throughput: and device: for a run of `model` at `batch` samples per
 // worker (device: reads the profile, device_profile.h); other kinds are

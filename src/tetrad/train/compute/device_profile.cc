@@ -123,24 +123,6 @@ DeviceProfile loadDeviceProfile(const std::string& nameOrFile) {
   return parseProfile(j, file);
 }
 
-std::vector<std::string> deviceNames() {
-  std::vector<std::string> names;
-  const std::string dir = shippedConfigDir();
-  if (dir.empty()) return names;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(fs::path(dir) / "devices", ec)) {
-    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-std::string joinedDeviceNames() {
-  const std::vector<std::string> names = deviceNames();
-  return names.empty() ? std::string("none found: set TETRAD_CONFIGS")
-                       : fmt::format("{}", fmt::join(names, ", "));
-}
-
 std::string substituteNodeLink(const std::string& cluster, const DeviceProfile* profile) {
   const std::string token = ":device:";
   const size_t at = cluster.find(token);

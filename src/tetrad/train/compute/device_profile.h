@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "tetrad/model/compute_spec.h"
+
 namespace tetrad::train {
 
 struct DeviceThroughput {
@@ -51,9 +53,9 @@ struct DeviceProfile {
 // NAME (configs/devices/NAME.json) or a path ending in ".json".
 DeviceProfile loadDeviceProfile(const std::string& nameOrFile);
 
-// The shipped profiles' names (configs/devices/*.json), sorted.
-std::vector<std::string> deviceNames();
-std::string joinedDeviceNames();
+// The shipped profiles' names (configs/devices/*.json): model/compute_spec.h.
+using model::deviceNames;
+using model::joinedDeviceNames;
 
 // `sim:NxG:device:BW2,LAT2` → `sim:NxG:LINK:BW2,LAT2` with the profile's
 // node link; any other spec unchanged. Throws InvalidArgument when the spec

@@ -54,14 +54,14 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
   }
   timer_ = std::make_unique<ComputeTimer>(config.compute, stragglerSlowdown(config, rank, workers),
                                           c.computeNoise, c.seed, rank);
-  // An elastic resize keeps the global batch: this rank's share of it, and
-  // the weight that makes the mean of the ranks' mean gradients the global
-  // batch's mean gradient (1 when the shares are equal).
-  globalBatch_ = globalBatchOf(config, workers);
+  // The batch plan (an elastic resize may keep the global batch): this
+  // rank's share of it, and the weight that makes the mean of the ranks'
+  // mean gradients the global batch's mean gradient (1 when the shares are
+  // equal).
+  plan_ = batchPlanOf(config, workers,
+                      train::stepsPerEpoch(data.train.size(), workers, c.batchSize));
   rankBatch_ = rankBatchOf(config, rank, workers);
-  lossWeight_ = double(rankBatch_) * workers / double(globalBatch_);
-  const int batchWorkers = config.batchWorkers > 0 ? config.batchWorkers : workers;
-  stepsPerEpoch_ = train::stepsPerEpoch(data.train.size(), batchWorkers, c.batchSize);
+  lossWeight_ = double(rankBatch_) * workers / double(plan_.globalBatch);
   batchFlops_ = 3.0 * model_->forwardFlops() * rankBatch_;
   stepFlops_ = 4.0 * double(flat_->size());
   stageStepFlops_.assign(size_t(stageCount()), 0.0);
@@ -162,12 +162,18 @@ double Replica::stepStage(int stage, double lr) {
 ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage)>& beforeStage) {
   useProcessThreadCount();
   const int batch = rankBatch_;
-  const int64_t epoch = step / stepsPerEpoch_;
-  if (epoch != orderEpoch_) {
-    order_ = sampler_.stepOrder(epoch, stepsPerEpoch_, globalBatch_, batch);
-    orderEpoch_ = epoch;
+  // The epoch's steps from where the plan enters it (its anchor's position
+  // in the epoch it was anchored in, else 0).
+  const EpochPlace place = plan_.at(step);
+  const bool anchorEpoch = place.epoch == plan_.epoch;
+  const int64_t from = anchorEpoch ? plan_.position : 0;
+  if (place.epoch != orderEpoch_) {
+    order_ = sampler_.stepOrder(place.epoch,
+                                anchorEpoch ? plan_.stepsInFirstEpoch : plan_.stepsPerEpoch,
+                                plan_.globalBatch, batch, from);
+    orderEpoch_ = place.epoch;
   }
-  const size_t first = size_t(step % stepsPerEpoch_) * size_t(batch);
+  const size_t first = size_t((place.position - from) / plan_.globalBatch) * size_t(batch);
   ForwardOutcome outcome;
   const double gatherStart = passClockNow();
   auto [images, labels] = batches_.gather(std::span(order_).subspan(first, size_t(batch)));

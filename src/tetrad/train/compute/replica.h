@@ -29,6 +29,7 @@
 #include "tetrad/train/compute/models.h"
 #include "tetrad/train/compute/worker_compute.h"
 #include "tetrad/train/data/batch.h"
+#include "tetrad/train/data/batch_plan.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
 #include "tetrad/train/train_config.h"
@@ -43,7 +44,7 @@ class Replica final : public WorkerCompute {
 
   Model& model() { return *model_; }
   FlatModel& flat() { return *flat_; }
-  int64_t stepsPerEpoch() const { return stepsPerEpoch_; }
+  int64_t stepsPerEpoch() const { return plan_.stepsPerEpoch; }
 
   bool computesValues() const override { return true; }
   std::span<float> parameters() override { return flat_->parameters(); }
@@ -144,8 +145,7 @@ class Replica final : public WorkerCompute {
   BatchBuilder batches_;
   BatchBuilder testBatches_;
   std::unique_ptr<ComputeTimer> timer_;
-  int64_t stepsPerEpoch_ = 0;
-  int64_t globalBatch_ = 0;
+  BatchPlan plan_;
   int rankBatch_ = 0;
   double lossWeight_ = 1.0;
   int64_t orderEpoch_ = -1;

@@ -96,15 +96,24 @@ size_t ShardSampler::shardSize() const {
 }
 
 std::vector<int64_t> ShardSampler::stepOrder(int64_t epoch, int64_t steps, int64_t globalBatch,
-                                             int rankBatch) const {
+                                             int rankBatch, int64_t firstPosition) const {
   const size_t length = size_t(steps) * size_t(rankBatch);
-  if (spec_.kind != PartitionSpec::Kind::kIid) return epochOrder(epoch, length);
-  TETRAD_CHECK(size_t(steps) * size_t(globalBatch) <= samples_ && rankBatch >= 1 &&
-                   int64_t(rank_) + int64_t(workers_) * (rankBatch - 1) < globalBatch,
+  TETRAD_CHECK(firstPosition >= 0 && globalBatch >= 1, InvalidArgument,
+               "rank {} of {}: steps from position {} of a global batch of {}", rank_, workers_,
+               firstPosition, globalBatch);
+  if (spec_.kind != PartitionSpec::Kind::kIid) {
+    // The shard's own order, without the steps before firstPosition.
+    const size_t skipped = size_t(firstPosition / globalBatch) * size_t(rankBatch);
+    std::vector<int64_t> order = epochOrder(epoch, skipped + length);
+    order.erase(order.begin(), order.begin() + ptrdiff_t(skipped));
+    return order;
+  }
+  TETRAD_CHECK(size_t(firstPosition) + size_t(steps) * size_t(globalBatch) <= samples_ &&
+                   rankBatch >= 1 && int64_t(rank_) + int64_t(workers_) * (rankBatch - 1) < globalBatch,
                InvalidArgument,
-               "rank {} of {}: {} steps of a global batch of {} ({} on this rank) do not fit {} "
-               "samples",
-               rank_, workers_, steps, globalBatch, rankBatch, samples_);
+               "rank {} of {}: {} steps of a global batch of {} ({} on this rank) from position {} "
+               "do not fit {} samples",
+               rank_, workers_, steps, globalBatch, rankBatch, firstPosition, samples_);
   std::vector<int64_t> permutation(samples_);
   std::iota(permutation.begin(), permutation.end(), 0);
   std::mt19937_64 rng(mixSeed(seed_, kIidStream + uint64_t(epoch)));
@@ -112,8 +121,9 @@ std::vector<int64_t> ShardSampler::stepOrder(int64_t epoch, int64_t steps, int64
   std::vector<int64_t> order;
   order.reserve(length);
   for (int64_t k = 0; k < steps; ++k) {
+    const int64_t start = firstPosition + k * globalBatch + rank_;
     for (int j = 0; j < rankBatch; ++j) {
-      order.push_back(permutation[size_t(k * globalBatch + rank_ + int64_t(workers_) * j)]);
+      order.push_back(permutation[size_t(start + int64_t(workers_) * j)]);
     }
   }
   return order;

@@ -61,8 +61,12 @@ class ShardSampler {
   // j < rankBatch — with B = workers * rankBatch exactly epochOrder()'s
   // sequence, and with uneven shares (an elastic resize) still every sample
   // of a step once. Dirichlet: epochOrder() of steps * rankBatch samples.
-  std::vector<int64_t> stepOrder(int64_t epoch, int64_t steps, int64_t globalBatch,
-                                 int rankBatch) const;
+  // `firstPosition` (batch_plan.h): the steps
+  // start there instead of at 0 — the rest of an epoch after a resize that
+  // changed the global batch (Dirichlet: the shard's order without the
+  // firstPosition / globalBatch steps before it).
+  std::vector<int64_t> stepOrder(int64_t epoch, int64_t steps, int64_t globalBatch, int rankBatch,
+                                 int64_t firstPosition = 0) const;
   // Samples this rank owns (iid: its share of each epoch's permutation).
   size_t shardSize() const;
 

@@ -143,13 +143,17 @@ void RankTrainer::setUpRun(Run& r) {
       world_.rank(),
       TimelineOptions{c.timeline == "on", c.timelineIterations, c.timelineIterations, 1000});
 
-  // An elastic resize keeps the global batch, so the steps of an epoch too.
-  const int batchWorkers = config_.batchWorkers > 0 ? config_.batchWorkers : r.workers;
-  r.perEpoch = source_.stepsPerEpoch(batchWorkers, c.batchSize);
-  r.total = r.perEpoch * c.epochs;
+  // A resumed run walks its checkpoint's plan (an elastic resize keeps the
+  // global batch, or anchors a plan of the per-worker batch); a new run its
+  // own grid.
+  r.plan = batchPlanOf(config_, r.workers, source_.stepsPerEpoch(r.workers, c.batchSize));
+  r.total = r.plan.iterationsFor(c.epochs);
   if (c.maxIters > 0) r.total = std::min(r.total, c.maxIters);
-  r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.perEpoch / 20);
-  r.sync = makeSyncPolicy(c.sync, {r.perEpoch, r.total});
+  r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.plan.stepsPerEpoch / 20);
+  const BatchPlan plan = r.plan;
+  r.sync = makeSyncPolicy(c.sync, {r.plan.stepsPerEpoch, r.total, [plan](int64_t epochs) {
+                                     return plan.iterationsFor(epochs);
+                                   }});
   r.scheduler = makeScheduler(config_.sched);
 }
 
@@ -236,7 +240,8 @@ void RankTrainer::trainAsWorker(Run& r, const std::vector<ParameterSlot>& slots)
   const double peak =
       config_.linearScaling ? c.lr * double(globalBatchOf(config_, r.workers) / c.batchSize) : c.lr;
   r.schedule =
-      std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.perEpoch, r.total);
+      std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.plan.stepsPerEpoch,
+                                   r.lrStep(r.total));
   // Collective evaluation: each worker its share; push-pull: rank 0 alone.
   const size_t testSamples = source_.testSamples();
   const size_t stride = pushPull ? 1 : size_t(r.workers);
@@ -312,9 +317,11 @@ void RankTrainer::collectTotals(Run& r, RankRole role) {
     r.result.iterations = r.result.updatesApplied / r.workers;
     r.result.samples = r.result.updatesApplied * c.batchSize;
   } else {
-    r.result.samples = r.result.iterations * globalBatchOf(config_, r.workers);
+    r.result.samples = r.plan.samplesAt(std::max(r.result.iterations, r.plan.firstIteration));
   }
-  r.result.epochs = double(r.result.samples) / double(r.perEpoch * globalBatchOf(config_, r.workers));
+  r.result.epochs =
+      pushPull ? double(r.result.samples) / double(r.plan.stepsPerEpoch * r.plan.globalBatch)
+               : r.epochsDone(r.result.iterations);
   r.result.trainTime = r.meter->trainTime();
   // A nominal replica's distance is of seeded values (its messages are sent).
   if (worker && r.compute->computesValues()) r.result.consensusDistance = r.lastConsensus;

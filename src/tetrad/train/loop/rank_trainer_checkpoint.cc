@@ -108,6 +108,7 @@ void RankTrainer::saveCheckpoint(Run& r, int64_t iteration) {
   sections.put("clock", doubleBytes(world_.now()));
   sections.put("loop", saveLoop(loopStateOf(r, iteration)));
   sections.putText("resizes", r.resizes);
+  sections.putText("batch_plan", r.plan.toJson());
   if (r.errorProbe) sections.put("compression error", r.errorProbe->saveState());
   if (recorder_) {
     ByteBuffer bytes;

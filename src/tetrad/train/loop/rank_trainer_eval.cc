@@ -84,7 +84,7 @@ void RankTrainer::evaluate(Run& r, int64_t iteration, bool passesOnPool) {
     r.result.iterationsToTarget = iteration;
   }
   if (recorder_) {
-    MetricsRecord record = r.meter->record("eval", iteration, double(iteration) / r.perEpoch);
+    MetricsRecord record = r.meter->record("eval", iteration, r.epochsDone(iteration));
     record.loss = e.loss;
     record.accuracy = e.accuracy;
     record.ownAccuracy = r.apart && r.exchange->mixesModels() ? e.accuracy : own;
@@ -106,7 +106,7 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   }
   if (!recorder_) return;
   if (line) {
-    MetricsRecord record = r.meter->record("train", iteration, double(iteration) / r.perEpoch);
+    MetricsRecord record = r.meter->record("train", iteration, r.epochsDone(iteration));
     record.lr = lr;
     if (!r.compute->computesValues()) {  // nominal: no losses (written as null)
       record.loss = record.accuracy = std::numeric_limits<double>::quiet_NaN();
@@ -127,7 +127,7 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   recorder_->progress(
       fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
                   "wall {:.1f} s",
-                  std::min(epochs, iteration / r.perEpoch + 1), epochs, iteration, r.total,
+                  std::min(epochs, int64_t(r.epochsDone(iteration)) + 1), epochs, iteration, r.total,
                   r.meter->windowLoss(), r.meter->windowAccuracy(),
                   r.lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", r.lastTest),
                   config_.mpi ? "time" : "sim", r.meter->trainTime(), r.meter->wallTime()),

@@ -117,7 +117,7 @@ void RankTrainer::runCollective(Run& r) {
   int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
     if (r.codecClock) r.codecClock->setIteration(iteration);
-    const double lr = r.schedule->at(iteration);
+    const double lr = r.schedule->at(r.lrStep(iteration));
     SyncPoint point = r.sync->at(iteration);
     if (mixes && point.reduceGradients) point = {false, true};
     double mark = 0;
@@ -158,7 +158,7 @@ void RankTrainer::runCollective(Run& r) {
     const int64_t every = config_.given.evalEvery;
     const int64_t next = iteration + 1;
     if (r.errorProbe && point.reduceGradients &&
-        (iteration == 0 || next % r.perEpoch == 0 || (every > 0 && next % every == 0))) {
+        (iteration == 0 || r.endsEpoch(next) || (every > 0 && next % every == 0))) {
       r.errorProbe->measure(grads, iteration);
     }
 
@@ -209,7 +209,7 @@ void RankTrainer::runCollective(Run& r) {
     ++iteration;
     r.result.iterations = iteration;
     logIteration(r, iteration, lr);
-    const bool epochEnd = iteration % r.perEpoch == 0;
+    const bool epochEnd = r.endsEpoch(iteration);
     // Nothing else of this rank runs meanwhile: its passes may go to the pool.
     if (epochEnd || (every > 0 && iteration % every == 0)) evaluate(r, iteration, true);
     if (endIteration(r, iteration, epochEnd)) break;
@@ -229,7 +229,7 @@ void RankTrainer::runPushPull(Run& r) {
   int64_t step = r.firstIteration;
   int64_t& global = r.global;  // checkpointed
   while (true) {
-    const double lr = r.schedule->at(std::min(global, r.total - 1));
+    const double lr = r.schedule->at(r.lrStep(std::min(global, r.total - 1)));
     if (r.codecClock) r.codecClock->setIteration(step);
     double computeStart = 0;
     // AD-PSGD's passive task mixes into the model while the worker computes:
@@ -257,14 +257,14 @@ void RankTrainer::runPushPull(Run& r) {
         r.result.iterations = i;
         logIteration(r, i, lr);
         const int64_t every = config_.given.evalEvery;
-        const bool due = i % r.perEpoch == 0 || (every > 0 && i % every == 0) || i == r.total;
+        const bool due = r.endsEpoch(i) || (every > 0 && i % every == 0) || i == r.total;
         if (due && !(mixes && i == r.total)) evaluate(r, i);  // AD-PSGD's last: below
       }
     }
     global = std::max(global, now);
     if (pull.stop) break;
     // A checkpoint after this local step (the same one on every worker).
-    if (endIteration(r, step, step % r.perEpoch == 0)) break;
+    if (endIteration(r, step, r.endsEpoch(step))) break;
   }
   if (r.result.status == RunStatus::kInterrupted) {
     if (mixes) r.exchange->finish();  // every passive task drained; no evaluation

@@ -39,7 +39,7 @@ void RankTrainer::runOverlapped(Run& r) {
   int64_t iteration = r.firstIteration;
   while (iteration < r.total) {
     if (r.codecClock) r.codecClock->setIteration(iteration);
-    const double lr = r.schedule->at(iteration);
+    const double lr = r.schedule->at(r.lrStep(iteration));
     const ForwardOutcome forward = overlap.forwardBackward(iteration);
     // The guard reads the gradients, which the task may still be averaging
     // in place: it waits for the exchange first (with priority this gives up
@@ -58,7 +58,7 @@ void RankTrainer::runOverlapped(Run& r) {
     ++iteration;
     r.result.iterations = iteration;
     logIteration(r, iteration, lr);
-    const bool epochEnd = iteration % r.perEpoch == 0;
+    const bool epochEnd = r.endsEpoch(iteration);
     const int64_t every = config_.given.evalEvery;
     if (epochEnd || (every > 0 && iteration % every == 0)) {
       overlap.flush();

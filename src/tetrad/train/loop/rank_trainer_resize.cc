@@ -13,11 +13,14 @@
 // The lost workers' (rank >= W') error-feedback residuals and models are
 // dropped. Exchange::loadResized carries what depends on the exchange: an
 // all-reduce's and a parameter server's push states follow the rule above,
-// gossip's public copies start afresh. The data and the learning rate follow the global
-// batch, which is kept (ResolvedConfig::batchWorkers): an iteration still
-// covers the same samples of the epoch's permutation, split over W' ranks,
-// so no sample of the current epoch is repeated or skipped, and the steps
-// per epoch and the schedule are unchanged.
+// gossip's public copies start afresh. The data and the learning rate follow
+// the run's batch plan (data/batch_plan.h, resolved before the ranks start:
+// ResolvedConfig::batchPlan): --resize-batch global keeps the global batch,
+// so an iteration covers the same samples of the epoch's permutation, split
+// over W' ranks, and the steps per epoch and the schedule are unchanged;
+// per-worker anchors a plan of --batch-size x W' at the checkpoint, which
+// takes the rest of the current epoch and then whole epochs of the new batch.
+// Under both no sample of the current epoch is repeated or skipped.
 //
 // A parameter server (ps_resize.h) re-cuts every old worker's shard states
 // for the new shards; its update counts and AD-PSGD's step counter are

@@ -12,6 +12,7 @@
 #include "tetrad/sync/registry.h"
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 #include "tetrad/train/checkpoint/checkpoint_writer.h"
+#include "tetrad/train/data/batch_plan.h"
 #include "tetrad/train/compute/compute_pool.h"
 #include "tetrad/train/compute/worker_compute.h"
 #include "tetrad/train/loop/codec_charge.h"
@@ -54,7 +55,25 @@ struct RankTrainer::Run {
   std::unique_ptr<LrSchedule> schedule;
   std::vector<int64_t> testShard;
   std::vector<int64_t> fullTestSet;  // rank 0: its own model's evaluation (gossip)
-  int64_t perEpoch = 0, total = 0, logEvery = 1;
+  // How the iterations walk the epochs (data/batch_plan.h); total: the
+  // iteration count the run ends at.
+  BatchPlan plan;
+  int64_t total = 0, logEvery = 1;
+  // True when `iterations` completed iterations end an epoch (false for a
+  // count before the plan's anchor: a push-pull run's global count may lag).
+  bool endsEpoch(int64_t iterations) const {
+    return iterations >= plan.firstIteration && plan.startsEpoch(iterations);
+  }
+  // Epochs done after `iterations` (for records; a count before the anchor,
+  // which only a lagging push-pull count can be, on the plan's grid).
+  double epochsDone(int64_t iterations) const {
+    return iterations >= plan.firstIteration ? plan.epochsAt(iterations)
+                                             : double(iterations) / double(plan.stepsPerEpoch);
+  }
+  // The learning-rate schedule's step of iteration `iteration`.
+  int64_t lrStep(int64_t iteration) const {
+    return plan.gridStep(std::max(iteration, plan.firstIteration));
+  }
   int64_t lastEval = -1;
   double lastTest = -1;
   double lastConsensus = -1;
