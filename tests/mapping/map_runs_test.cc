@@ -123,6 +123,12 @@ TEST(MapRuns, CommunicationOverComputeFollowsTheCellsNetwork) {
   EXPECT_GT(slow, 100 * fast);
   const double perIteration = costModelTimePerIteration(r, config, "sim:100Mbps,1us", "", 50);
   EXPECT_NEAR(perIteration, 0.01 * (1 + slow), 1e-9 + 1e-6 * perIteration);
+  // A device's throughput is its batch time (64 / 6400 per second = 10 ms),
+  // so a compute axis over throughput runs has cells too.
+  config.compute = "throughput:6400";
+  EXPECT_DOUBLE_EQ(costModelCommToCompute(r, config, "sim:100Mbps,1us", ""), slow);
+  config.compute = scaledCompute("throughput:6400", 10);  // a device 10x slower: 100 ms
+  EXPECT_NEAR(costModelCommToCompute(r, config, "sim:100Mbps,1us", ""), slow / 10, 1e-9 * slow);
   config.compute = "measured";
   EXPECT_TRUE(std::isnan(costModelCommToCompute(r, config, "sim:100Gbps,1us", "")));
 }

@@ -26,20 +26,22 @@
 namespace tetrad::mapping {
 namespace {
 
-// The run's compute model for the cost model: fixed:D or flops:G.
+// The run's compute model for the cost model, resolved as the trainer
+// resolves it (throughput:S is batch / S seconds; device:NAME the profile's
+// throughput for the model, else its FLOP rate): a duration or a rate.
 model::ComputeTime computeOfRun(const train::TrainConfig& config, const model::Workload& w) {
   const std::string& spec = config.compute;
-  const train::ComputeSpec c = train::parseComputeSpec(spec.empty() ? "measured" : spec);
-  const bool stated = c.device.empty() && c.samplesPerSecond == 0;  // no profile to resolve
-  if (stated && c.kind == train::ComputeSpec::Kind::kFixed) {
+  const train::ComputeSpec c = train::resolveComputeModel(
+      train::parseComputeSpec(spec.empty() ? "measured" : spec), config.model, config.batchSize);
+  if (c.kind == train::ComputeSpec::Kind::kFixed) {
     return model::computeTime(w, config.batchSize, c.seconds, -1);
   }
-  if (stated && c.kind == train::ComputeSpec::Kind::kFlops) {
+  if (c.kind == train::ComputeSpec::Kind::kFlops) {
     return model::computeTime(w, config.batchSize, -1, c.gflops);
   }
   throw InvalidArgument(fmt::format(
-      "--map: run {} charged measured compute times (--compute {}): the cost model needs fixed: "
-      "or flops:",
+      "--map: run {} charged measured compute times (--compute {}): the cost model needs fixed:, "
+      "flops:, throughput: or device:",
       config.out, spec));
 }
 

@@ -30,7 +30,7 @@
 namespace tetrad::train {
 
 struct SchedBenchOptions {
-  // model, batch, workers, cluster (sim: star), compute (fixed: or flops:),
+  // model, batch, workers, cluster (sim: star), compute (any but measured),
   // arch (allreduce:ring), compress, seed.
   TrainConfig config;
   std::vector<std::string> policies = {"none", "wfbp", "fusion:25MiB", "mgwfbp", "priority:4MiB"};
