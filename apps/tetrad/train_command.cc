@@ -184,6 +184,9 @@ void addRunOptions(CLI::App* cmd, train::TrainConfig& c) {
   cmd->add_option("--membership", c.membership,
                   "Simulated churn: leave[:K]@ITER, join[:K]@ITER, ...@SECONDSs, comma-separated "
                   "(docs/reliability.md)");
+  cmd->add_flag("--churn-emergency-checkpoint", c.churnEmergencyCheckpoint,
+               "A --membership leave resumes from the survivors' checkpoint of the iteration it "
+               "happens (methods that all-reduce every step; docs/reliability.md)");
   cmd->add_option("--churn-restart", c.churnRestart,
                   "Simulated seconds each --membership change costs (detection and restart)")
       ->capture_default_str();

@@ -201,5 +201,47 @@ TEST(Churn, APushPullRunLosesAWorkerAndItsShardAndFinishes) {
   EXPECT_EQ(summary["resizes"][0]["to"], 3);
 }
 
+// An emergency checkpoint: BSP's survivors hold the whole run, so a leave
+// resumes from the checkpoint they write at the event — nothing is done
+// again and the change costs the restart alone; methods whose survivors do
+// not (gossip, Local SGD, push-pull, a parameter server) are refused with
+// the reason.
+TEST(Churn, AnEmergencyCheckpointLosesNoIteration) {
+  at::set_num_threads(1);
+  TrainConfig c = testing::equivalenceConfig("mlp", 8, 96, "ring");
+  c.workers = 4;
+  c.checkpointEvery = 16;
+  c.compute = "fixed:5ms";
+  c.membership = "leave:1@40";
+  c.churnRestart = 3;
+  c.churnEmergencyCheckpoint = true;
+  c.out = testing::makeTempDir("churn-emergency");
+  const TrainSummary churned = runTraining(c);
+  EXPECT_EQ(churned.status, RunStatus::kFinished);
+  EXPECT_EQ(churned.workers, 3);
+  EXPECT_EQ(churned.iterations, 96);
+  const nlohmann::json summary = nlohmann::json::parse(std::ifstream(c.out + "/summary.json"));
+  ASSERT_EQ(summary["membership"].size(), 1u) << summary.dump();
+  const nlohmann::json& leave = summary["membership"][0];
+  EXPECT_EQ(leave["emergency_checkpoint"], true);
+  EXPECT_EQ(leave["resumed_from"], 40);
+  EXPECT_EQ(leave["iterations_lost"], 0);
+  EXPECT_NEAR(leave["seconds_lost"].get<double>(), 3.0, 1e-9);
+  EXPECT_GT(churned.finalAccuracy, 0.3);  // chance: 0.1
+  for (const auto& [sync, arch] : std::vector<std::pair<std::string, std::string>>{
+           {"bsp", "gossip:ring"}, {"local:4", "allreduce:ring"}, {"asp", "ps:2"},
+           {"bsp", "ps:2"}, {"accum:2", "allreduce:ring"}}) {
+    TrainConfig refused = c;
+    refused.sync = sync;
+    refused.arch = arch;
+    try {
+      resolveConfig(refused);
+      ADD_FAILURE() << sync << " on " << arch << " was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("no survivor holds"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tetrad::train

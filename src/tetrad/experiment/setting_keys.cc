@@ -36,6 +36,7 @@ const std::vector<SettingKey>& settingKeys() {
       {"membership", "--membership", kString},
       {"churn_restart", "--churn-restart", kNumber},
       {"resize_batch", "--resize-batch", kString},
+      {"churn_emergency_checkpoint", "--churn-emergency-checkpoint", kBoolean},
       {"checkpoint_every", "--checkpoint-every", kInteger},
       // Optimisation.
       {"epochs", "--epochs", kInteger},

@@ -5,7 +5,10 @@
 // the change ends:
 //   leave   from the newest checkpoint before the event (the stop's own
 //           checkpoint is removed: a crashed worker writes none), at the
-//           event's instant + --churn-restart;
+//           event's instant + --churn-restart; with
+//           --churn-emergency-checkpoint (methods whose survivors all hold
+//           the whole run) from the event's checkpoint, which the survivors
+//           write, so no iteration is done again;
 //   join    from the event's checkpoint, at its instant + --churn-restart.
 // The time from the checkpoint resumed from to that instant is lost; the
 // resumed run counts it as training time, and summary.json's "membership"
@@ -79,7 +82,12 @@ TrainSummary runWithMembership(const ResolvedConfig& resolved) {
     TETRAD_CHECK(next >= 1, InvalidArgument, "--membership '{}': {} workers cannot lose {}", e.text,
                  workers, e.count);
     CheckpointAt from = stop;
-    if (!e.join) {
+    // Survivors that hold the whole run write the event's checkpoint
+    // themselves (resolveMembership() allows it only for such methods): the
+    // lost workers' files in it are never read (a resize reads rank 0's and
+    // each kept worker's own).
+    const bool emergency = !e.join && c.churnEmergencyCheckpoint;
+    if (!e.join && !emergency) {
       // The crashed worker's run wrote no checkpoint at the event.
       fs::remove_all(fs::path(store.folder()) / fmt::format("iter-{:06}", stop.iteration));
       from = store.latestCompleteOfAnySize();
@@ -96,6 +104,7 @@ TrainSummary runWithMembership(const ResolvedConfig& resolved) {
                                      {"at_iteration", stop.iteration},
                                      {"at_time", eventClock},
                                      {"resumed_from", from.iteration},
+                                     {"emergency_checkpoint", emergency},
                                      {"iterations_lost", stop.iteration - from.iteration},
                                      {"seconds_lost", resumeAt - clockOf(store, from.iteration)}};
     changes.push_back(change);

@@ -247,7 +247,7 @@ void resolveOptimizer(const TrainConfig& c, ResolvedConfig& r) {
 }
 
 // --membership (membership.h): a simulated, checkpointed, collective run.
-void resolveMembership(const TrainConfig& c, ResolvedConfig& r) {
+void resolveMembership(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {
   TETRAD_CHECK(c.churnRestart >= 0 && std::isfinite(c.churnRestart), InvalidArgument,
                "invalid --churn-restart {}: seconds >= 0", c.churnRestart);
   if (c.membership.empty()) return;
@@ -262,6 +262,26 @@ void resolveMembership(const TrainConfig& c, ResolvedConfig& r) {
                "newest checkpoint");
   TETRAD_CHECK(c.resume.empty(), InvalidArgument,
                "--membership with --resume: churn is simulated from the start of a run");
+  if (!c.churnEmergencyCheckpoint) return;
+  // Every survivor holds the whole run after each iteration only where the
+  // workers all-reduce every step's gradients: the same model, momenta of
+  // the same gradients; a lost worker takes only its compressor's residual.
+  const char* why = nullptr;
+  if (sync.mode() != SyncMode::kCollective) {
+    why = "its workers push and pull on their own, so their models differ";
+  } else if (sync.averagesModels()) {
+    why = "between averagings the workers' models differ";
+  } else if (sync.microBatchesPerStep() > 1) {
+    why = "a lost worker takes its share of the accumulated gradients";
+  } else if (r.arch.mixesModels) {
+    why = "gossiping workers hold models of their own";
+  } else if (!r.arch.averagesByCollective) {
+    why = "a parameter server's shard state is not on every worker";
+  }
+  TETRAD_CHECK(why == nullptr, InvalidArgument,
+               "--churn-emergency-checkpoint with --sync {} --arch {}: no survivor holds the lost "
+               "worker's state ({}); a leave resumes from the newest checkpoint",
+               c.sync, c.arch, why);
 }
 
 // Evaluation, logging, timeline, the non-finite guard and checkpoints.
@@ -308,7 +328,7 @@ void resolveRecording(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy&
   const bool wantsCheckpoints = c.checkpointEvery > 0 || !c.resume.empty();
   TETRAD_CHECK(!wantsCheckpoints || !c.timingOnly, InvalidArgument,
                "--checkpoint-every/--resume: a --timing-only run has no model to checkpoint");
-  resolveMembership(c, r);
+  resolveMembership(c, r, sync);
 }
 
 void resolveNetwork(const TrainConfig& c, ResolvedConfig& r, const SyncPolicy& sync) {

@@ -150,6 +150,7 @@ std::string configToJson(const ResolvedConfig& r, int workers) {
   if (!c.membership.empty()) {
     j["membership"] = c.membership;
     j["churn_restart"] = c.churnRestart;
+    j["churn_emergency_checkpoint"] = c.churnEmergencyCheckpoint;
   }
   return j.dump(2);
 }

@@ -115,6 +115,10 @@ struct TrainConfig {
   // simulated seconds each change costs.
   std::string membership;
   double churnRestart = 5;
+  // A leave resumes from a checkpoint the survivors write at the iteration
+  // it happens (nothing done again), where every survivor holds the whole
+  // run (all-reduce every step, churn_run.cc); refused elsewhere.
+  bool churnEmergencyCheckpoint = false;
 };
 
 // The configuration parsed once into typed values; see the header comment.
