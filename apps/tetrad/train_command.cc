@@ -89,8 +89,7 @@ void addClusterOptions(CLI::App* cmd, train::TrainConfig& c) {
       ->excludes("--net-model");
   cmd->add_option("--timeout", c.timeout, "Seconds any wait may last before it is an error")
       ->capture_default_str();
-  cmd->add_option("--compute", c.compute,
-                  "Simulated compute time: " + model::computeModelHelp())
+  cmd->add_option("--compute", c.compute, "Simulated compute time: " + model::computeModelHelp())
       ->capture_default_str();
   cmd->add_option("--codec-cost", c.codecCost,
                   "Compressor encode/decode on the clock: auto (measured with --compute "
@@ -185,8 +184,8 @@ void addRunOptions(CLI::App* cmd, train::TrainConfig& c) {
                   "Simulated churn: leave[:K]@ITER, join[:K]@ITER, ...@SECONDSs, comma-separated "
                   "(docs/reliability.md)");
   cmd->add_flag("--churn-emergency-checkpoint", c.churnEmergencyCheckpoint,
-               "A --membership leave resumes from the survivors' checkpoint of the iteration it "
-               "happens (methods that all-reduce every step; docs/reliability.md)");
+                "A --membership leave resumes from the survivors' checkpoint of the iteration it "
+                "happens (methods that all-reduce every step; docs/reliability.md)");
   cmd->add_option("--churn-restart", c.churnRestart,
                   "Simulated seconds each --membership change costs (detection and restart)")
       ->capture_default_str();

@@ -79,7 +79,7 @@ TEST_F(ResizeBatch, PerWorkerBatchWalksTheRestOfTheEpochThenWholeEpochsOfTheNewB
   EXPECT_EQ(resized.samples, 32 * 32 + 127 * 24);
   EXPECT_DOUBLE_EQ(resized.epochs, 2.0);
   EXPECT_EQ(resized.metrics.back()["iteration"], 159);
-  EXPECT_DOUBLE_EQ(lastLr(resized), 3 * c.lr);       // linear: global 24 / batch 8
+  EXPECT_DOUBLE_EQ(lastLr(resized), 3 * c.lr);        // linear: global 24 / batch 8
   EXPECT_DOUBLE_EQ(lastLr(uninterrupted), 4 * c.lr);  // global 32
   EXPECT_NEAR(resized.finalAccuracy, uninterrupted.finalAccuracy, 0.06);
   // The epoch boundary moved with the batch: the epoch-end evaluation is at

@@ -228,9 +228,12 @@ TEST(Churn, AnEmergencyCheckpointLosesNoIteration) {
   EXPECT_EQ(leave["iterations_lost"], 0);
   EXPECT_NEAR(leave["seconds_lost"].get<double>(), 3.0, 1e-9);
   EXPECT_GT(churned.finalAccuracy, 0.3);  // chance: 0.1
-  for (const auto& [sync, arch] : std::vector<std::pair<std::string, std::string>>{
-           {"bsp", "gossip:ring"}, {"local:4", "allreduce:ring"}, {"asp", "ps:2"},
-           {"bsp", "ps:2"}, {"accum:2", "allreduce:ring"}}) {
+  for (const auto& [sync, arch] :
+       std::vector<std::pair<std::string, std::string>>{{"bsp", "gossip:ring"},
+                                                        {"local:4", "allreduce:ring"},
+                                                        {"asp", "ps:2"},
+                                                        {"bsp", "ps:2"},
+                                                        {"accum:2", "allreduce:ring"}}) {
     TrainConfig refused = c;
     refused.sync = sync;
     refused.arch = arch;

@@ -66,13 +66,12 @@ TEST(BatchPlan, APerWorkerResizeContinuesTheEpochWithoutRepeatingASample) {
   const int64_t epoch = 1;
   std::multiset<int64_t> taken;
   for (int r = 0; r < 4; ++r) {
-    const std::vector<int64_t> mine =
-        ShardSampler(l, 10, r, 4, {}, 42).stepOrder(epoch, 14, 32, 8);
+    const std::vector<int64_t> mine = ShardSampler(l, 10, r, 4, {}, 42).stepOrder(epoch, 14, 32, 8);
     taken.insert(mine.begin(), mine.end());
   }
   for (int r = 0; r < 3; ++r) {
-    const std::vector<int64_t> mine = ShardSampler(l, 10, r, 3, {}, 42)
-                                          .stepOrder(epoch, plan.stepsInFirstEpoch, 24, 8, 448);
+    const std::vector<int64_t> mine =
+        ShardSampler(l, 10, r, 3, {}, 42).stepOrder(epoch, plan.stepsInFirstEpoch, 24, 8, 448);
     ASSERT_EQ(mine.size(), size_t(23 * 8));
     taken.insert(mine.begin(), mine.end());
   }

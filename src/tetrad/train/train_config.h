@@ -25,10 +25,10 @@
 #include "tetrad/train/data/batch_plan.h"
 #include "tetrad/train/data/dataset.h"
 #include "tetrad/train/data/partition.h"
-#include "tetrad/train/membership.h"
 #include "tetrad/train/loop/codec_charge.h"
 #include "tetrad/train/loop/lr_schedule.h"
 #include "tetrad/train/loop/nonfinite_guard.h"
+#include "tetrad/train/membership.h"
 
 namespace tetrad::train {
 

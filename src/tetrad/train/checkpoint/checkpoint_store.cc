@@ -1,7 +1,5 @@
 #include "tetrad/train/checkpoint/checkpoint_store.h"
 
-#include "tetrad/train/data/partition.h"
-
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -11,6 +9,7 @@
 #include <set>
 
 #include "tetrad/core/error.h"
+#include "tetrad/train/data/partition.h"
 
 namespace tetrad::train {
 namespace {
@@ -33,7 +32,9 @@ std::set<int64_t> iterationsIn(const std::string& folder) {
   return found;
 }
 
-// Keys of config.json that do not change what a run computes.
+// Keys of config.json that do not change what a run computes, and the
+// ones derived from the batch plan, which a resize may change
+// (data/batch_plan.h): the global batch, the peak lr and the resize rule.
 const std::set<std::string>& volatileKeys() {
   static const std::set<std::string> keys = {"name",
                                              "out",
@@ -43,8 +44,6 @@ const std::set<std::string>& volatileKeys() {
                                              "check_collectives",
                                              "checkpoint_every",
                                              "sim_threads",
-                                             // derived from the batch plan, which
-                                             // a resize may change (batch_plan.h)
                                              "global_batch_size",
                                              "peak_lr",
                                              "resize_batch"};
@@ -167,7 +166,8 @@ BatchPlan resumedBatchPlan(const std::string& runFolder, int workers, int batchS
   if (first.has("batch_plan")) {
     plan = batchPlanFromJson(first.getText("batch_plan", origin), origin);
   } else {
-    const int started = workersOfRunFolder(runFolder) > 0 ? workersOfRunFolder(runFolder) : at.workers;
+    const int started =
+        workersOfRunFolder(runFolder) > 0 ? workersOfRunFolder(runFolder) : at.workers;
     plan = uniformBatchPlan(int64_t(batchSize) * started,
                             stepsPerEpoch(trainSamples, started, batchSize));
   }

@@ -58,8 +58,8 @@ Replica::Replica(const ResolvedConfig& config, const DataSplits& data, int rank,
   // rank's share of it, and the weight that makes the mean of the ranks'
   // mean gradients the global batch's mean gradient (1 when the shares are
   // equal).
-  plan_ = batchPlanOf(config, workers,
-                      train::stepsPerEpoch(data.train.size(), workers, c.batchSize));
+  plan_ =
+      batchPlanOf(config, workers, train::stepsPerEpoch(data.train.size(), workers, c.batchSize));
   rankBatch_ = rankBatchOf(config, rank, workers);
   lossWeight_ = double(rankBatch_) * workers / double(plan_.globalBatch);
   batchFlops_ = 3.0 * model_->forwardFlops() * rankBatch_;
@@ -168,9 +168,9 @@ ForwardOutcome Replica::forward(int64_t step, const std::function<void(int stage
   const bool anchorEpoch = place.epoch == plan_.epoch;
   const int64_t from = anchorEpoch ? plan_.position : 0;
   if (place.epoch != orderEpoch_) {
-    order_ = sampler_.stepOrder(place.epoch,
-                                anchorEpoch ? plan_.stepsInFirstEpoch : plan_.stepsPerEpoch,
-                                plan_.globalBatch, batch, from);
+    order_ =
+        sampler_.stepOrder(place.epoch, anchorEpoch ? plan_.stepsInFirstEpoch : plan_.stepsPerEpoch,
+                           plan_.globalBatch, batch, from);
     orderEpoch_ = place.epoch;
   }
   const size_t first = size_t((place.position - from) / plan_.globalBatch) * size_t(batch);

@@ -109,7 +109,8 @@ std::vector<int64_t> ShardSampler::stepOrder(int64_t epoch, int64_t steps, int64
     return order;
   }
   TETRAD_CHECK(size_t(firstPosition) + size_t(steps) * size_t(globalBatch) <= samples_ &&
-                   rankBatch >= 1 && int64_t(rank_) + int64_t(workers_) * (rankBatch - 1) < globalBatch,
+                   rankBatch >= 1 &&
+                   int64_t(rank_) + int64_t(workers_) * (rankBatch - 1) < globalBatch,
                InvalidArgument,
                "rank {} of {}: {} steps of a global batch of {} ({} on this rank) from position {} "
                "do not fit {} samples",

@@ -151,9 +151,8 @@ void RankTrainer::setUpRun(Run& r) {
   if (c.maxIters > 0) r.total = std::min(r.total, c.maxIters);
   r.logEvery = c.logEvery > 0 ? c.logEvery : std::max<int64_t>(1, r.plan.stepsPerEpoch / 20);
   const BatchPlan plan = r.plan;
-  r.sync = makeSyncPolicy(c.sync, {r.plan.stepsPerEpoch, r.total, [plan](int64_t epochs) {
-                                     return plan.iterationsFor(epochs);
-                                   }});
+  r.sync = makeSyncPolicy(c.sync, {r.plan.stepsPerEpoch, r.total,
+                                   [plan](int64_t epochs) { return plan.iterationsFor(epochs); }});
   r.scheduler = makeScheduler(config_.sched);
 }
 
@@ -239,9 +238,8 @@ void RankTrainer::trainAsWorker(Run& r, const std::vector<ParameterSlot>& slots)
   const bool pushPull = r.sync->mode() == SyncMode::kPushPull;
   const double peak =
       config_.linearScaling ? c.lr * double(globalBatchOf(config_, r.workers) / c.batchSize) : c.lr;
-  r.schedule =
-      std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup, r.plan.stepsPerEpoch,
-                                   r.lrStep(r.total));
+  r.schedule = std::make_unique<LrSchedule>(config_.lrSchedule, peak, c.warmup,
+                                            r.plan.stepsPerEpoch, r.lrStep(r.total));
   // Collective evaluation: each worker its share; push-pull: rank 0 alone.
   const size_t testSamples = source_.testSamples();
   const size_t stride = pushPull ? 1 : size_t(r.workers);

@@ -127,8 +127,8 @@ void RankTrainer::logIteration(Run& r, int64_t iteration, double lr) {
   recorder_->progress(
       fmt::format("epoch {}/{}  iter {}/{}  loss {:.4f}  acc {:.3f}  test {}  {} {:.2f} s  "
                   "wall {:.1f} s",
-                  std::min(epochs, int64_t(r.epochsDone(iteration)) + 1), epochs, iteration, r.total,
-                  r.meter->windowLoss(), r.meter->windowAccuracy(),
+                  std::min(epochs, int64_t(r.epochsDone(iteration)) + 1), epochs, iteration,
+                  r.total, r.meter->windowLoss(), r.meter->windowAccuracy(),
                   r.lastTest < 0 ? std::string("-") : fmt::format("{:.4f}", r.lastTest),
                   config_.mpi ? "time" : "sim", r.meter->trainTime(), r.meter->wallTime()),
       false);
