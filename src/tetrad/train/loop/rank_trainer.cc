@@ -311,15 +311,21 @@ void RankTrainer::collectTotals(Run& r, RankRole role) {
   }
   r.result.workers = r.workers;
   r.result.resizes = r.resizes;
+  // A plan anchored by a per-worker resize counts the samples before its
+  // anchor itself (a parameter server's update count was rebased there).
+  const bool anchored = r.plan.firstIteration > 0;
   if (pushPull) {
     r.result.iterations = r.result.updatesApplied / r.workers;
-    r.result.samples = r.result.updatesApplied * c.batchSize;
+    const int64_t since = r.result.updatesApplied - r.plan.firstIteration * r.workers;
+    r.result.samples = anchored ? r.plan.samplesBefore + std::max<int64_t>(since, 0) * c.batchSize
+                                : r.result.updatesApplied * c.batchSize;
   } else {
     r.result.samples = r.plan.samplesAt(std::max(r.result.iterations, r.plan.firstIteration));
   }
   r.result.epochs =
-      pushPull ? double(r.result.samples) / double(r.plan.stepsPerEpoch * r.plan.globalBatch)
-               : r.epochsDone(r.result.iterations);
+      pushPull && !anchored
+          ? double(r.result.samples) / double(r.plan.stepsPerEpoch * r.plan.globalBatch)
+          : r.epochsDone(r.result.iterations);
   r.result.trainTime = r.meter->trainTime();
   // A nominal replica's distance is of seeded values (its messages are sent).
   if (worker && r.compute->computesValues()) r.result.consensusDistance = r.lastConsensus;
