@@ -9,16 +9,13 @@
 #include <set>
 
 #include "tetrad/core/error.h"
+#include "train_core_test_util.h"
 #include "tetrad/train/data/partition.h"
 
 namespace tetrad::train {
 namespace {
 
-std::vector<uint8_t> labels(size_t n) {
-  std::vector<uint8_t> l(n);
-  for (size_t i = 0; i < n; ++i) l[i] = uint8_t((i * 31 + i / 7) % 10);
-  return l;
-}
+using testing::patternLabels;
 
 TEST(BatchPlan, AUniformPlanIsTheModularGrid) {
   const int64_t steps = 31, batch = 32;
@@ -42,7 +39,7 @@ TEST(BatchPlan, AUniformPlanIsTheModularGrid) {
 // 2 begins at iteration 68 with 41 steps of 24.
 TEST(BatchPlan, APerWorkerResizeContinuesTheEpochWithoutRepeatingASample) {
   const size_t n = 1003;
-  auto l = labels(n);
+  auto l = patternLabels(n);
   const BatchPlan old = uniformBatchPlan(32, stepsPerEpoch(n, 4, 8));
   ASSERT_EQ(old.stepsPerEpoch, 31);
   const BatchPlan plan = resizedBatchPlan(old, 45, 24, n);

@@ -8,20 +8,17 @@
 #include <set>
 
 #include "tetrad/core/error.h"
+#include "train_core_test_util.h"
 
 namespace tetrad::train {
 namespace {
 
-std::vector<uint8_t> labels(size_t n) {
-  std::vector<uint8_t> l(n);
-  for (size_t i = 0; i < n; ++i) l[i] = uint8_t((i * 31 + i / 7) % 10);
-  return l;
-}
+using testing::patternLabels;
 
 TEST(Partition, IidStepsOfNRanksCoverTheOneRankStep) {
   const size_t n = 1003;
   const int workers = 4, batch = 8;
-  auto l = labels(n);
+  auto l = patternLabels(n);
   int64_t steps = stepsPerEpoch(n, workers, batch);
   EXPECT_EQ(steps, int64_t(n / (workers * batch)));
   EXPECT_EQ(stepsPerEpoch(n, 1, workers * batch), steps);
@@ -49,7 +46,7 @@ TEST(Partition, IidStepsOfNRanksCoverTheOneRankStep) {
 TEST(Partition, IidStepOrderSplitsAGlobalBatchOverAnyWorkerCount) {
   const size_t n = 1003;
   const int64_t global = 32;
-  auto l = labels(n);
+  auto l = patternLabels(n);
   const int64_t steps = stepsPerEpoch(n, 1, int(global));
   for (int64_t epoch : {0, 2}) {
     const std::vector<int64_t> one =
@@ -83,7 +80,7 @@ TEST(Partition, IidStepOrderSplitsAGlobalBatchOverAnyWorkerCount) {
 }
 
 TEST(Partition, IidOrderDependsOnSeedAndEpoch) {
-  auto l = labels(200);
+  auto l = patternLabels(200);
   ShardSampler a(l, 10, 1, 2, {}, 1), b(l, 10, 1, 2, {}, 1), c(l, 10, 1, 2, {}, 2);
   EXPECT_EQ(a.epochOrder(0, 100), b.epochOrder(0, 100));
   EXPECT_NE(a.epochOrder(0, 100), c.epochOrder(0, 100));
@@ -93,7 +90,7 @@ TEST(Partition, IidOrderDependsOnSeedAndEpoch) {
 }
 
 TEST(Partition, DirichletShardsAreDisjointCompleteAndDeterministic) {
-  auto l = labels(5000);
+  auto l = patternLabels(5000);
   auto shards = dirichletPartition(l, 10, 5, 0.5, 9);
   EXPECT_EQ(shards, dirichletPartition(l, 10, 5, 0.5, 9));
   EXPECT_NE(shards, dirichletPartition(l, 10, 5, 0.5, 10));
@@ -117,7 +114,7 @@ double skew(const std::vector<std::vector<int64_t>>& shards, const std::vector<u
 }
 
 TEST(Partition, SmallAlphaIsNonIid) {
-  auto l = labels(10000);
+  auto l = patternLabels(10000);
   double lowAlpha = skew(dirichletPartition(l, 10, 4, 0.05, 3), l);
   double highAlpha = skew(dirichletPartition(l, 10, 4, 1000, 3), l);
   EXPECT_GT(lowAlpha, 0.3);  // each rank holds 2-3 of the 10 classes
@@ -125,7 +122,7 @@ TEST(Partition, SmallAlphaIsNonIid) {
 }
 
 TEST(Partition, DirichletSamplerCyclesItsShard) {
-  auto l = labels(1000);
+  auto l = patternLabels(1000);
   PartitionSpec spec = parsePartition("dirichlet:0.3");
   ShardSampler sampler(l, 10, 2, 4, spec, 5);
   size_t shard = sampler.shardSize();
@@ -143,7 +140,7 @@ TEST(Partition, BadSpecsAndSizesAreErrors) {
   EXPECT_EQ(parsePartition("dirichlet:0.5").toString(), "dirichlet:0.5");
   EXPECT_THROW(stepsPerEpoch(100, 4, 32), InvalidArgument);
   // Three samples cannot cover eight ranks.
-  EXPECT_THROW(dirichletPartition(labels(3), 10, 8, 0.1, 1), InvalidArgument);
+  EXPECT_THROW(dirichletPartition(patternLabels(3), 10, 8, 0.1, 1), InvalidArgument);
 }
 
 }  // namespace

@@ -8,6 +8,12 @@
 
 namespace tetrad::train::testing {
 
+std::vector<uint8_t> patternLabels(size_t n) {
+  std::vector<uint8_t> l(n);
+  for (size_t i = 0; i < n; ++i) l[i] = uint8_t((i * 31 + i / 7) % 10);
+  return l;
+}
+
 std::string makeTempDir(const std::string& name) {
   std::filesystem::path dir = std::filesystem::temp_directory_path() /
                               ("tetrad-train-" + name + "-" + std::to_string(getpid()));
