@@ -9,8 +9,8 @@
 #include <set>
 
 #include "tetrad/core/error.h"
-#include "train_core_test_util.h"
 #include "tetrad/train/data/partition.h"
+#include "train_core_test_util.h"
 
 namespace tetrad::train {
 namespace {
