@@ -55,7 +55,8 @@ SchedBenchRow predictSchedule(const TrainConfig& c, const std::string& policy) {
   }
   // One forward + backward, as the trainer's compute model charges it; the
   // forward is a third, split over the stages by their FLOPs.
-  const ComputeSpec compute = resolveComputeModel(parseComputeSpec(c.compute), c.model, c.batchSize);
+  const ComputeSpec compute =
+      resolveComputeModel(parseComputeSpec(c.compute), c.model, c.batchSize);
   const double batchSeconds =
       compute.kind == ComputeSpec::Kind::kFixed
           ? compute.seconds
@@ -77,7 +78,8 @@ SchedBenchRow predictSchedule(const TrainConfig& c, const std::string& policy) {
   const sched::IterationPrediction p = sched::predictIteration(slots, forward, plan, cost);
   SchedBenchRow row;
   row.policy = policy;
-  row.predictedSeconds = makeScheduler(policy)->gatesForward() ? p.overlappedSeconds : p.iterationSeconds;
+  row.predictedSeconds =
+      makeScheduler(policy)->gatesForward() ? p.overlappedSeconds : p.iterationSeconds;
   row.messages = int64_t(p.messages.size());
   return row;
 }

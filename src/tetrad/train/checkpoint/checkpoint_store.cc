@@ -166,8 +166,8 @@ BatchPlan resumedBatchPlan(const std::string& runFolder, int workers, int batchS
   if (first.has("batch_plan")) {
     plan = batchPlanFromJson(first.getText("batch_plan", origin), origin);
   } else {
-    const int started =
-        workersOfRunFolder(runFolder) > 0 ? workersOfRunFolder(runFolder) : at.workers;
+    const int recorded = workersOfRunFolder(runFolder);
+    const int started = recorded > 0 ? recorded : at.workers;
     plan = uniformBatchPlan(int64_t(batchSize) * started,
                             stepsPerEpoch(trainSamples, started, batchSize));
   }

@@ -136,8 +136,9 @@ std::string substituteNodeLink(const std::string& cluster, const DeviceProfile* 
 
 std::string clusterWithNodeLink(const std::string& cluster, const std::string& compute) {
   if (cluster.find(":device:") == std::string::npos) return cluster;
-  if (!compute.starts_with("device:")) return substituteNodeLink(cluster, nullptr);
-  const DeviceProfile profile = loadDeviceProfile(compute.substr(7));
+  const std::string device = compute.empty() ? "" : model::parseComputeSpec(compute).device;
+  if (device.empty()) return substituteNodeLink(cluster, nullptr);
+  const DeviceProfile profile = loadDeviceProfile(device);
   return substituteNodeLink(cluster, &profile);
 }
 

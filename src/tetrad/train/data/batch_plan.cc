@@ -96,7 +96,6 @@ BatchPlan resizedBatchPlan(const BatchPlan& old, int64_t iteration, int64_t glob
   plan.globalBatch = globalBatch;
   plan.stepsPerEpoch = int64_t(samples) / globalBatch;
   plan.stepsInFirstEpoch = (int64_t(samples) - place.position) / globalBatch;
-  if (plan.stepsInFirstEpoch < 0) plan.stepsInFirstEpoch = 0;
   return plan;
 }
 

@@ -1,6 +1,7 @@
 // The state of one run of RankTrainer (internal to rank_trainer*.cc).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 

@@ -86,9 +86,9 @@ sched::CommCost messageCost(const ResolvedConfig& config, Transport& world, Tran
           return 2 * alpha + 2 * (double(p) / shards) * double(bytes) * beta;
         });
   }
-  AllreduceAlgorithm algorithm = AllreduceAlgorithm::kRing;
-  const std::string name = arch.canonical.substr(arch.canonical.find(':') + 1);
-  if (name != "native") algorithm = parseAllreduceAlgorithm(name);
+  // The arch's parsed algorithm; the engine's own (native) priced as a ring.
+  const AllreduceAlgorithm algorithm =
+      arch.allreduce == AllreduceAlgorithm::kNative ? AllreduceAlgorithm::kRing : arch.allreduce;
   CostParams params;
   params.alpha = link.alpha;
   params.beta = link.beta;
